@@ -1,0 +1,1 @@
+"""Agent vocabulary: the agent handle, decisions, and the agent/* interception events."""

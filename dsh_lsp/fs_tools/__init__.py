@@ -1,0 +1,1 @@
+"""File tools: the FileSystem seam, the local provider, the policy plugin and file tools."""

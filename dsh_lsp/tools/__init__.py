@@ -1,0 +1,1 @@
+"""Tools: the registry, argument validation, the guarded pipeline and prompt assembly."""

@@ -1,0 +1,40 @@
+"""The command line: ``dsh-lsp --version`` and ``python -m dsh_lsp --version``."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False
+    )
+
+
+def test_module_version_prints_distribution_version() -> None:
+    result = _run([sys.executable, "-m", "dsh_lsp", "--version"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"dsh-lsp {version('dsh-lsp')}\n"
+
+
+def test_console_script_version_matches_module() -> None:
+    script = Path(sys.executable).with_name("dsh-lsp")
+    found = str(script) if script.exists() else shutil.which("dsh-lsp")
+    if found is None:
+        pytest.fail("the dsh-lsp console script is not installed next to the interpreter")
+    result = _run([found, "--version"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"dsh-lsp {version('dsh-lsp')}\n"
+
+
+def test_unknown_option_is_a_usage_error_on_stderr() -> None:
+    result = _run([sys.executable, "-m", "dsh_lsp", "--no-such-option"])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "unrecognized arguments: --no-such-option" in result.stderr
