@@ -11,9 +11,7 @@ import pytest
 import dsh_lsp
 
 SUBPACKAGES = sorted(
-    info.name
-    for info in pkgutil.walk_packages(dsh_lsp.__path__, prefix="dsh_lsp.")
-    if info.ispkg
+    info.name for info in pkgutil.walk_packages(dsh_lsp.__path__, prefix="dsh_lsp.") if info.ispkg
 )
 
 
@@ -38,7 +36,8 @@ def test_all_is_complete_and_resolvable(name: str) -> None:
     public = {
         attr
         for attr, value in vars(module).items()
-        if not attr.startswith("_") and not isinstance(value, types.ModuleType)
+        if not attr.startswith("_")
+        and not isinstance(value, types.ModuleType)
         and attr != "annotations"
     }
     exported = getattr(module, "__all__", ())
