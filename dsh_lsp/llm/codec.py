@@ -1,0 +1,124 @@
+"""JSON records for blocks, messages and sources (llm layer).
+
+The record shape is the persisted form the session log stores: an object tagged by ``type``
+with camelCase fields, optional fields omitted when absent. ``*_to_json`` returns plain dicts
+ready for ``dumps_compact``; ``*_from_json`` accepts any decoded JSON value and raises
+``LlmError`` (``MALFORMED_RECORD``) for anything that does not decode to a vocabulary value.
+Plugin block kinds decode through ``block_registry``.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from .block_registry import block_type
+from .blocks import (
+    ContentBlock,
+    ExtensionBlock,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from .errors import LlmError
+from .ids import CallId
+from .json_fields import as_object, malformed, read_bool, read_list, read_str, tag
+from .json_value import JsonValue
+from .message import Message, MessageSource, PluginSource, Role, UserSource
+
+_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
+
+
+def block_to_json(block: ContentBlock) -> dict[str, JsonValue]:
+    """The JSON record of ``block``."""
+    match block:
+        case TextBlock(text=text):
+            return {"type": "text", "text": text}
+        case ReasoningBlock(text=text):
+            return {"type": "reasoning", "text": text}
+        case ToolCallBlock(id=call_id, name=name, arguments=arguments):
+            return {"type": "tool-call", "id": call_id, "name": name, "arguments": arguments}
+        case ToolResultBlock(tool_call_id=call_id, content=content, is_error=is_error):
+            record: dict[str, JsonValue] = {
+                "type": "tool-result",
+                "toolCallId": call_id,
+                "content": [block_to_json(b) for b in content],
+            }
+            if is_error:
+                record["isError"] = True
+            return record
+        case ExtensionBlock():
+            return {**block.to_json(), "type": block.kind}
+        case _:
+            assert_never(block)
+
+
+def block_from_json(value: object) -> ContentBlock:
+    """Decode a block record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
+    obj = as_object(value, "block")
+    kind = tag(obj, "block")
+    match kind:
+        case "text":
+            return TextBlock(text=read_str(obj, "text", "text block"))
+        case "reasoning":
+            return ReasoningBlock(text=read_str(obj, "text", "reasoning block"))
+        case "tool-call":
+            what = "tool-call block"
+            return ToolCallBlock(
+                id=CallId(read_str(obj, "id", what)),
+                name=read_str(obj, "name", what),
+                arguments=read_str(obj, "arguments", what),
+            )
+        case "tool-result":
+            what = "tool-result block"
+            return ToolResultBlock(
+                tool_call_id=CallId(read_str(obj, "toolCallId", what)),
+                content=tuple(block_from_json(b) for b in read_list(obj, "content", what)),
+                is_error=read_bool(obj, "isError", what, default=False),
+            )
+    cls = block_type(kind)
+    if cls is None:
+        malformed("block", f"unknown block kind {kind!r} (is the plugin defining it loaded?)")
+    try:
+        return cls.from_json(obj)
+    except LlmError:
+        raise
+    except (ValueError, TypeError, KeyError) as exc:
+        malformed(f"{kind} block", str(exc), exc)
+
+
+def message_to_json(message: Message) -> dict[str, JsonValue]:
+    """The JSON record of ``message``."""
+    return {"role": message.role, "content": [block_to_json(b) for b in message.content]}
+
+
+def message_from_json(value: object) -> Message:
+    """Decode a message record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
+    obj = as_object(value, "message")
+    role = _ROLES.get(read_str(obj, "role", "message"))
+    if role is None:
+        malformed("message", f"unknown role {obj['role']!r}")
+    content = tuple(block_from_json(b) for b in read_list(obj, "content", "message"))
+    return Message(role=role, content=content)
+
+
+def source_to_json(source: MessageSource) -> dict[str, JsonValue]:
+    """The JSON record of ``source``."""
+    match source:
+        case UserSource():
+            return {"kind": "user"}
+        case PluginSource(plugin=plugin):
+            return {"kind": "plugin", "plugin": plugin}
+        case _:
+            assert_never(source)
+
+
+def source_from_json(value: object) -> MessageSource:
+    """Decode a source record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
+    obj = as_object(value, "source")
+    kind = read_str(obj, "kind", "source")
+    if kind == "user":
+        return UserSource()
+    if kind == "plugin":
+        return PluginSource(plugin=read_str(obj, "plugin", "plugin source"))
+    malformed("source", f"unknown source kind {kind!r}")

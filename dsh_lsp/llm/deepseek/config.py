@@ -1,0 +1,62 @@
+"""The DeepSeek plugin's configuration, validated at the trust boundary (llm.deepseek layer).
+
+Field names are snake_case in Python and camelCase in JSON (``baseUrl``, ``apiKeyEnv``…); both
+spellings are accepted. The credential itself is never part of the configuration: the config
+names the environment variable that holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from .serialize import ReasoningEffort, Thinking
+
+DEFAULT_MODELS: Final = ("deepseek-v4-flash", "deepseek-v4-pro")
+DEFAULT_BASE_URL: Final = "https://api.deepseek.com"
+BASE_URL_ENV: Final = "DEEPSEEK_BASE_URL"
+
+
+class DeepSeekConfig(BaseModel):
+    """Settings of one OpenAI-compatible endpoint (DeepSeek by default)."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
+    )
+
+    models: tuple[str, ...] = Field(default=DEFAULT_MODELS, min_length=1)
+    """Model names this endpoint serves; each is sent verbatim."""
+    base_url: str | None = None
+    """The API root; ``None`` reads ``DEEPSEEK_BASE_URL``, else the DeepSeek default."""
+    api_key_env: str = Field(default="DEEPSEEK_API_KEY", min_length=1)
+    """The environment variable holding the API key."""
+    thinking: Thinking | None = None
+    """Turn thinking mode on or off; ``None`` leaves the provider default."""
+    reasoning_effort: ReasoningEffort | None = None
+    """How hard the model thinks; ``None`` leaves the provider default."""
+    connect_timeout: float = Field(default=10.0, gt=0)
+    """Seconds allowed to open the connection."""
+    read_timeout: float = Field(default=120.0, gt=0)
+    """Seconds the stream may stay silent before the call fails with ``TIMEOUT``."""
+    max_retries: int = Field(default=5, ge=0)
+    """Retries of a call that failed before its first chunk."""
+    retry_initial_delay: float = Field(default=0.5, ge=0)
+    """Backoff before the first retry, in seconds; it doubles per retry."""
+    retry_max_delay: float = Field(default=10.0, ge=0)
+    """Cap on the computed backoff, in seconds."""
+    max_retry_after: float = Field(default=60.0, ge=0)
+    """The longest ``Retry-After`` honoured; a longer one fails the call instead."""
+
+    @field_validator("models")
+    @classmethod
+    def _unique_models(cls, models: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(models)) != len(models) or not all(models):
+            raise ValueError("model names must be non-empty and unique")
+        return models
+
+    def resolved_base_url(self, environ: Mapping[str, str]) -> str:
+        """The API root to use: the configured one, ``$DEEPSEEK_BASE_URL``, or the default."""
+        return (self.base_url or environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")

@@ -1,0 +1,37 @@
+"""JSON values and their one canonical encoding (llm layer).
+
+``JsonValue`` types data that must survive a JSON round trip unchanged. ``dumps_compact`` is the
+only encoder the model layer uses for wire and log text: compact separators, UTF-8 kept as is,
+and ``NaN``/``Infinity`` rejected because JSON has no spelling for them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+JsonValue = None | bool | int | float | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
+"""Any value ``json.loads`` can produce (read-only views: lists and dicts both fit)."""
+
+JsonObject = Mapping[str, JsonValue]
+"""A JSON object."""
+
+
+def dumps_compact(value: object) -> str:
+    """Encode ``value`` as compact JSON text (``","``/``":"`` separators, non-ASCII kept).
+
+    Raises ``ValueError`` for ``NaN``/``Infinity`` and ``TypeError`` for values JSON cannot hold.
+    """
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads_strict(text: str | bytes) -> object:
+    """Decode JSON text, rejecting the ``NaN``/``Infinity`` literals Python accepts by default.
+
+    Raises ``ValueError`` (``json.JSONDecodeError`` included) for anything that is not JSON.
+    """
+    return json.loads(text, parse_constant=_reject_constant)

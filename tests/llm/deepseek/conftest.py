@@ -1,0 +1,56 @@
+"""Fixtures for adapter tests: a scripted server on a real socket, a client, a fake clock."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+
+from dsh_lsp.llm import RetryPolicy
+from dsh_lsp.llm.deepseek import DeepSeekAdapter, ReasoningEffort, Thinking
+from dsh_lsp.testing import ScriptedServer
+from tests.llm.deepseek.fakes import API_KEY, FakeClock, MakeAdapter
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0)) as http:
+        yield http
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def make_adapter(
+    server: ScriptedServer, client: httpx.AsyncClient, clock: FakeClock
+) -> MakeAdapter:
+    def make(
+        *,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        thinking: Thinking | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
+    ) -> DeepSeekAdapter:
+        return DeepSeekAdapter(
+            client,
+            base_url=server.base_url if base_url is None else base_url,
+            api_key=API_KEY,
+            thinking=thinking,
+            reasoning_effort=reasoning_effort,
+            retry=RetryPolicy(max_retries=3) if retry is None else retry,
+            sleep=clock.sleep,
+            clock=clock.time,
+            random=clock.random,
+        )
+
+    return make

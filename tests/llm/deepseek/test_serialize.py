@@ -1,0 +1,220 @@
+"""LlmRequest → wire body: the serialization fixes a naive port gets wrong."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+import pytest
+
+from dsh_lsp.llm import (
+    CallId,
+    ContentBlock,
+    ExtensionBlock,
+    JsonObject,
+    JsonValue,
+    LlmCode,
+    LlmError,
+    LlmRequest,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolSchema,
+    dumps_compact,
+)
+from dsh_lsp.llm.deepseek import serialize_request
+
+
+def body(request: LlmRequest, **options: Any) -> Any:  # Any: decoded JSON under test
+    raw = serialize_request(request, **options)
+    decoded = json.loads(raw)
+    assert raw == dumps_compact(decoded).encode(), "body must be compact JSON"
+    return decoded
+
+
+def user(*content: ContentBlock) -> Message:
+    return Message(role="user", content=content)
+
+
+def assistant(*content: ContentBlock) -> Message:
+    return Message(role="assistant", content=content)
+
+
+CALL = ToolCallBlock(id=CallId("call_1"), name="read", arguments='{"p":1}')
+
+
+def test_minimal_body() -> None:
+    assert body(LlmRequest(model="m", messages=(user(TextBlock(text="hi")),))) == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+
+
+def test_optional_knobs_reach_the_wire_and_are_omitted_when_unset() -> None:
+    tool = ToolSchema(name="read", description="Read a file", parameters={"type": "object"})
+    request = LlmRequest(
+        model="m",
+        messages=(),
+        system="be brief",
+        tools=(tool,),
+        temperature=0.2,
+        max_tokens=64,
+        stop=("END",),
+    )
+    wire = body(request, thinking="enabled", reasoning_effort="max")
+    assert wire["messages"] == [{"role": "system", "content": "be brief"}]
+    assert wire["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "read",
+                "description": "Read a file",
+                "parameters": {"type": "object"},
+            },
+        }
+    ]
+    assert (wire["temperature"], wire["max_tokens"], wire["stop"]) == (0.2, 64, ["END"])
+    assert (wire["thinking"], wire["reasoning_effort"]) == ({"type": "enabled"}, "max")
+    bare = body(LlmRequest(model="m", messages=()))
+    for key in ("tools", "temperature", "max_tokens", "stop", "thinking", "reasoning_effort"):
+        assert key not in bare
+
+
+@pytest.mark.parametrize(
+    "content",
+    [(ReasoningBlock(text="only thinking"),), ()],
+    ids=["reasoning-only", "empty"],
+)
+def test_assistant_content_is_empty_string_never_null(content: tuple[ContentBlock, ...]) -> None:
+    wire = body(LlmRequest(model="m", messages=(assistant(*content),)))
+    assert wire["messages"] == [{"role": "assistant", "content": ""}]
+
+
+def test_reasoning_is_sent_back_on_tool_call_turns_only() -> None:
+    request = LlmRequest(
+        model="m",
+        messages=(
+            assistant(ReasoningBlock(text="plan"), TextBlock(text="Reading."), CALL),
+            user(ToolResultBlock(tool_call_id=CALL.id, content=(TextBlock(text="data"),))),
+            assistant(ReasoningBlock(text="done thinking"), TextBlock(text="Answer")),
+        ),
+    )
+    first, tool, last = body(request)["messages"]
+    assert first == {
+        "role": "assistant",
+        "content": "Reading.",
+        "reasoning_content": "plan",
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "read", "arguments": '{"p":1}'},
+            }
+        ],
+    }
+    assert tool == {"role": "tool", "tool_call_id": "call_1", "content": "data"}
+    assert last == {"role": "assistant", "content": "Answer"}
+
+
+def test_tool_call_turn_without_reasoning_sends_none_and_empty_arguments_become_braces() -> None:
+    call = ToolCallBlock(id=CallId("c"), name="ls", arguments="")
+    (wire,) = body(LlmRequest(model="m", messages=(assistant(call),)))["messages"]
+    assert wire == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "expected"),
+    [
+        ((), False, "(no output)"),
+        ((TextBlock(text=""),), False, "(no output)"),
+        ((TextBlock(text="a"), TextBlock(text="b")), False, "ab"),
+        ((TextBlock(text="Error: denied"),), True, "Error: denied"),
+        ((TextBlock(text="denied"),), True, "Error: denied"),
+        ((), True, "Error: (no output)"),
+    ],
+)
+def test_tool_results_travel_as_text(
+    content: tuple[ContentBlock, ...], is_error: bool, expected: str
+) -> None:
+    result = ToolResultBlock(tool_call_id=CallId("c"), content=content, is_error=is_error)
+    (wire,) = body(LlmRequest(model="m", messages=(user(result),)))["messages"]
+    assert wire == {"role": "tool", "tool_call_id": "c", "content": expected}
+
+
+def test_user_message_sends_tool_results_before_its_text() -> None:
+    result = ToolResultBlock(tool_call_id=CallId("c"), content=(TextBlock(text="r"),))
+    message = user(TextBlock(text="note "), result, TextBlock(text="more"))
+    assert body(LlmRequest(model="m", messages=(message,)))["messages"] == [
+        {"role": "tool", "tool_call_id": "c", "content": "r"},
+        {"role": "user", "content": "note more"},
+    ]
+
+
+def test_empty_user_message_is_still_sent() -> None:
+    assert body(LlmRequest(model="m", messages=(user(),)))["messages"] == [
+        {"role": "user", "content": ""}
+    ]
+
+
+def test_system_messages_send_their_text() -> None:
+    message = Message(role="system", content=(TextBlock(text="rules"),))
+    assert body(LlmRequest(model="m", messages=(message,)))["messages"] == [
+        {"role": "system", "content": "rules"}
+    ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Marker(ExtensionBlock):
+    kind: ClassVar[str] = "test-marker"
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Self:
+        return cls()
+
+
+def test_plugin_blocks_are_not_sent() -> None:
+    request = LlmRequest(
+        model="m",
+        messages=(user(Marker(), TextBlock(text="q")), assistant(Marker(), TextBlock(text="a"))),
+    )
+    assert body(request)["messages"] == [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "a"},
+    ]
+
+
+def test_non_ascii_is_kept_as_utf8() -> None:
+    raw = serialize_request(LlmRequest(model="m", messages=(user(TextBlock(text="héllo ✓")),)))
+    assert "héllo ✓".encode() in raw
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        LlmRequest(model="m", messages=(), temperature=float("nan")),
+        LlmRequest(
+            model="m",
+            messages=(),
+            tools=(ToolSchema(name="t", description="", parameters={"max": float("inf")}),),
+        ),
+    ],
+    ids=["nan-temperature", "infinite-schema-number"],
+)
+def test_nan_and_infinity_are_invalid_requests(request_: LlmRequest) -> None:
+    with pytest.raises(LlmError) as caught:
+        serialize_request(request_)
+    assert caught.value.code == LlmCode.INVALID_REQUEST
