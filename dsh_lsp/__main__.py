@@ -1,12 +1,43 @@
-"""Command-line entry point: ``dsh-lsp`` and ``python -m dsh_lsp``."""
+"""Command-line entry point: ``dsh-lsp`` and ``python -m dsh_lsp``.
+
+``dsh-lsp run "<prompt>"`` is the headless runner: it loads the default plugin set
+(``dsh_lsp.app``) plus read-only file tools confined to ``--cwd`` and terminal approval,
+sends one prompt to a new agent (or to the session ``--session`` names), and streams the turn
+to stdout — reasoning dimmed on a terminal, text, tool calls and their outcomes. The session
+id goes to stderr at the end. Exit status: 0 when the turn completed (or stopped at max-tokens
+or max-steps, with a warning), 1 when it failed or was rejected, 2 when the kernel could not
+start or the session could not be opened, 130 when interrupted. Runner mode is not LSP, so
+stdout is free for the answer; logs go to stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import anyio
 
 from dsh_lsp import __version__
+from dsh_lsp.agent import AGENTS, Agent, AgentHandle, AgentSpec
+from dsh_lsp.app import (
+    AppSettings,
+    RunnerToolsPlugin,
+    TerminalApprovalPlugin,
+    TerminalPermissions,
+    build_kernel_plugins,
+)
+from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
+from dsh_lsp.llm import JsonObject, ReasoningDelta, SessionId, TextDelta, chunk_from_json
+from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
+from dsh_lsp.tools import TOOLS, ToolRegistry, parse_arguments
+
+DIM, RESET = "\x1b[2m", "\x1b[0m"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,7 +47,162 @@ def build_parser() -> argparse.ArgumentParser:
         description="Coding-agent backend served over the Language Server Protocol.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-lsp {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = commands.add_parser(
+        "run", help="run one prompt headless and stream the turn to the terminal"
+    )
+    run.add_argument("prompt", help="the message to send")
+    run.add_argument("--cwd", type=Path, default=Path.cwd(), help="workspace root (default: .)")
+    run.add_argument("--session", metavar="ID", help="resume this session instead of a new one")
+    run.add_argument("--model", help="model name (default: deepseek-v4-flash)")
+    run.add_argument("--base-url", help="OpenAI-compatible API root (default: DeepSeek)")
+    run.add_argument("--yes", action="store_true", help="approve every tool call without asking")
     return parser
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunRequest:
+    """The parsed ``run`` command line."""
+
+    prompt: str
+    cwd: Path
+    session: str | None
+    model: str | None
+    base_url: str | None
+    yes: bool
+
+
+class TurnPrinter:
+    """Renders one session's events as they are logged (a ``session/event`` listener)."""
+
+    def __init__(self, out: TextIO, tools: ToolRegistry, *, color: bool) -> None:
+        self._out = out
+        self._tools = tools
+        self._color = color
+        self._mode: str | None = None
+        self.session: SessionId | None = None
+        self.reason: JsonObject | None = None
+
+    def _write(self, mode: str, text: str) -> None:
+        if self._mode not in (None, mode):
+            self._out.write("\n")
+        self._mode = mode
+        dim = self._color and mode == "reasoning"
+        self._out.write(f"{DIM}{text}{RESET}" if dim else text)
+        self._out.flush()
+
+    def on_event(self, notice: SessionEventNotice) -> None:
+        """Print the parts of the turn a person reads; ignore other sessions."""
+        if notice.session.id != self.session:
+            return
+        data = notice.event.data
+        match notice.event.type:
+            case "assistant/chunk":
+                chunk = chunk_from_json(data["chunk"])
+                if isinstance(chunk, ReasoningDelta):
+                    self._write("reasoning", chunk.text)
+                elif isinstance(chunk, TextDelta):
+                    self._write("text", chunk.text)
+            case "tool/call":
+                args = parse_arguments(str(data["arguments"]))
+                view = self._tools.present_call(str(data["name"]), args)
+                self._write("tool", f"→ {view.title}\n")
+                self._mode = None
+            case "tool/result":
+                self._write("tool", f"  {_outcome(data)}\n")
+                self._mode = None
+            case "turn/end":
+                reason = data["reason"]
+                self.reason = reason if isinstance(reason, dict) else None
+                if self._mode is not None:
+                    self._out.write("\n")
+                    self._out.flush()
+                self._mode = None
+
+
+def _outcome(data: JsonObject) -> str:
+    """``✓ (n lines)`` for a result, ``✗ <first line>`` for an error result."""
+    content = data.get("content")
+    text = ""
+    if isinstance(content, list):
+        text = "".join(
+            str(block["text"]) for block in content if isinstance(block, dict) and "text" in block
+        )
+    if data.get("isError"):
+        return f"✗ {text.split(chr(10), 1)[0][:160]}"
+    return f"✓ ({text.count(chr(10)) + 1 if text else 0} lines)"
+
+
+async def _open(request: RunRequest, settings: AppSettings, kernel: Kernel) -> AgentHandle:
+    agents = kernel.context.require(AGENTS)
+    if request.session is not None:
+        return await agents.resume(SessionId(request.session), options=settings.agent_options())
+    spec = AgentSpec(options=settings.agent_options(), cwd=str(request.cwd))
+    return await agents.create(spec)
+
+
+async def _watch_interrupts(agent: Agent) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        async for _ in signals:
+            agent.cancel("interrupted")
+
+
+async def run(request: RunRequest, out: TextIO, err: TextIO) -> int:
+    """Run one prompt (see the module docstring); returns the exit status. Never raises
+    for failures it can explain: it reports them on ``err``."""
+    overrides: dict[str, object] = {}
+    if request.model is not None:
+        overrides["model"] = request.model
+    if request.base_url is not None:
+        overrides["base_url"] = request.base_url
+    settings = AppSettings.model_validate(overrides)
+    interactive = sys.stdin is not None and sys.stdin.isatty()
+    permissions = TerminalPermissions(
+        yes=request.yes, interactive=interactive, prompt=err, answer=lambda: sys.stdin.readline()
+    )
+    async with Kernel() as kernel:
+        ctx = kernel.context
+        try:
+            await build_kernel_plugins(ctx, settings)
+            await ctx.plugin(RunnerToolsPlugin(request.cwd))
+            await ctx.plugin(TerminalApprovalPlugin(permissions))
+        except PluginFailedError as exc:
+            err.write(f"dsh-lsp: cannot start: {exc.__cause__ or exc}\n")
+            return 2
+        printer = TurnPrinter(out, ctx.require(TOOLS), color=out.isatty())
+        ctx.on(SESSION_EVENT, printer.on_event)
+        try:
+            handle = await _open(request, settings, kernel)
+        except DshError as exc:
+            err.write(f"dsh-lsp: cannot open the session: {exc}\n")
+            return 2
+        agent = handle.agent
+        printer.session = agent.session.id
+        async with anyio.create_task_group() as group:
+            group.start_soon(_watch_interrupts, agent)
+            agent.send(request.prompt)
+            await agent.when_idle()
+            group.cancel_scope.cancel()
+        await handle.dispose()
+    err.write(f"session: {agent.session.id}\n")
+    return _status(printer.reason, err)
+
+
+def _status(reason: JsonObject | None, err: TextIO) -> int:
+    kind = None if reason is None else reason.get("kind")
+    match kind:
+        case "completed":
+            return 0
+        case "max-tokens" | "max-steps":
+            err.write(f"dsh-lsp: the turn stopped early ({kind})\n")
+            return 0
+        case "aborted" | "disposed":
+            err.write("dsh-lsp: interrupted\n")
+            return 130
+        case _:
+            detail = "" if reason is None else reason.get("message") or reason.get("reason")
+            err.write(f"dsh-lsp: the turn failed ({kind}): {detail}\n")
+            return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -26,7 +212,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         SystemExit: from argparse for ``--help``, ``--version`` and usage errors.
     """
     parser = build_parser()
-    parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+        request = RunRequest(
+            prompt=args.prompt,
+            cwd=args.cwd.resolve(),
+            session=args.session,
+            model=args.model,
+            base_url=args.base_url,
+            yes=args.yes,
+        )
+        return anyio.run(run, request, sys.stdout, sys.stderr, backend="asyncio")
     parser.print_usage(sys.stderr)
     return 0
 

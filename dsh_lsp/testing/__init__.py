@@ -1,4 +1,5 @@
-"""Test kit shipped with the package: a scripted OpenAI-compatible server and a replay adapter.
+"""Test kit shipped with the package: a scripted OpenAI-compatible server, a scripted
+in-process model, and a replay adapter.
 
 Production packages never import this package; tests, benchmarks and the offline demo do.
 """
@@ -24,6 +25,18 @@ from .script import Step as Step
 from .script import StreamResponse as StreamResponse
 from .script import script_from_json as script_from_json
 from .script import script_to_json as script_to_json
+from .scripted_model import Fail as Fail
+from .scripted_model import Hang as Hang
+from .scripted_model import Reply as Reply
+from .scripted_model import Respond as Respond
+from .scripted_model import ScriptedModel as ScriptedModel
+from .scripted_model import ScriptedModelPlugin as ScriptedModelPlugin
+from .scripted_model import ScriptEntry as ScriptEntry
+from .scripted_model import finish_error_reply as finish_error_reply
+from .scripted_model import max_tokens_reply as max_tokens_reply
+from .scripted_model import reply as reply
+from .scripted_model import text_reply as text_reply
+from .scripted_model import tool_reply as tool_reply
 from .scripted_server import RecordedRequest as RecordedRequest
 from .scripted_server import ScriptedServer as ScriptedServer
 
@@ -33,8 +46,15 @@ __all__ = (
     "Disconnect",
     "ErrorResponse",
     "Event",
+    "Fail",
+    "Hang",
     "Raw",
     "RecordedRequest",
+    "Reply",
+    "Respond",
+    "ScriptEntry",
+    "ScriptedModel",
+    "ScriptedModelPlugin",
     "ScriptedResponse",
     "ScriptedServer",
     "Stall",
@@ -44,9 +64,14 @@ __all__ = (
     "completion",
     "delta_payload",
     "error",
+    "finish_error_reply",
+    "max_tokens_reply",
+    "reply",
     "script_from_json",
     "script_to_json",
+    "text_reply",
     "tool_call_events",
+    "tool_reply",
     "usage_payload",
     "wire_usage",
 )

@@ -1,0 +1,139 @@
+"""Closing a turn: answer open calls, log waiting context, end step and turn (agent_loop).
+
+Runs after the turn body finished, failed or was interrupted, and decides from the log what is
+still owed (an append whose listener raised is logged all the same). Every tool call of the
+current step gets a result so the next request is a valid transcript: a finished call gets
+its real result; a call that was cut off or never started gets a synthetic error result
+(``error{name: "ToolCallSkipped", code: "ABORTED" | "TURN_FAILED"}``), its ``tool/call`` logged
+first if it was not. Each closing append is attempted even if an earlier one raised.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVarTuple
+
+from dsh_lsp.agent import InboxMessage
+from dsh_lsp.llm import JsonObject, PluginSource, TextBlock, ToolCallBlock
+from dsh_lsp.session import (
+    STEP_END,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN_END,
+    step_end_data,
+    tool_call_data,
+    tool_result_data,
+    turn_end_data,
+)
+from dsh_lsp.tools import ToolErrorInfo, ToolResult
+
+from .injection import log_context
+from .turn_state import TurnState
+
+if TYPE_CHECKING:
+    from .loop_agent import LoopAgent
+
+_log = logging.getLogger(__name__)
+
+Ts = TypeVarTuple("Ts")
+
+TOOLS_SOURCE = PluginSource(plugin="tools")
+"""The source of post-execute ``additional_context`` logged after a step's results."""
+
+
+def _contained(what: str, append: Callable[[*Ts], object], *args: *Ts) -> None:
+    try:
+        append(*args)
+    except Exception:
+        _log.warning("closing append of %s failed (it may still be logged)", what, exc_info=True)
+
+
+def log_call(agent: LoopAgent, state: TurnState, call: ToolCallBlock) -> None:
+    """Append the ``tool/call`` of ``call`` and remember its seq. Raises what append raises
+    (the seq is remembered whenever the event was logged)."""
+    session = agent.session
+    size = len(session.events)
+    try:
+        session.append(
+            TOOL_CALL, tool_call_data(state.turn, state.step, call.id, call.name, call.arguments)
+        )
+    finally:
+        if len(session.events) > size:
+            state.call_seqs[call.id] = size
+
+
+def log_result(agent: LoopAgent, state: TurnState, call: ToolCallBlock, result: ToolResult) -> None:
+    """Append the ``tool/result`` answering ``call`` (surface), citing its ``tool/call``.
+    Raises what append raises (the call counts as answered whenever the event was logged)."""
+    session = agent.session
+    size = len(session.events)
+    seq = state.call_seqs.get(call.id)
+    try:
+        session.append(
+            TOOL_RESULT,
+            tool_result_data(
+                state.turn,
+                state.step,
+                call.id,
+                result.content,
+                is_error=result.is_error,
+                error=result.error,
+                meta=result.meta,
+            ),
+            source_event_seqs=None if seq is None else (seq,),
+            surface_op="append",
+        )
+    finally:
+        if len(session.events) > size:
+            state.answered.add(call.id)
+
+
+def skipped_result(*, failed: bool) -> ToolResult:
+    """The synthetic result of a call that was cut off or never ran."""
+    if failed:
+        text = "Error: tool call skipped because the turn failed before it finished."
+        code = "TURN_FAILED"
+    else:
+        text = "Error: tool call cancelled before it finished; it may have run partly."
+        code = "ABORTED"
+    info = ToolErrorInfo(name="ToolCallSkipped", code=code)
+    return ToolResult(content=(TextBlock(text=text),), is_error=True, error=info)
+
+
+def answer_open_calls(agent: LoopAgent, state: TurnState, *, failed: bool) -> None:
+    """Give every unanswered call of the current step a result, in call order."""
+    for call in state.calls:
+        if call.id in state.answered:
+            continue
+        if call.id not in state.call_seqs:
+            _contained("tool/call", log_call, agent, state, call)
+        outcome = state.outcomes.get(call.id)
+        result = outcome.result if outcome is not None else skipped_result(failed=failed)
+        _contained("tool/result", log_result, agent, state, call, result)
+
+
+def log_waiting_context(agent: LoopAgent, state: TurnState) -> None:
+    """Log the step's post-execute context, then context injected during the step; both
+    after the step's results so calls and results stay adjacent."""
+    for content in state.additional_context:
+        message = InboxMessage(content=content, source=TOOLS_SOURCE)
+        _contained("context/message", log_context, agent, message)
+    state.additional_context = []
+    waiting, agent.pending_context = agent.pending_context, []
+    for message in waiting:
+        _contained("context/message", log_context, agent, message)
+
+
+def close_turn(agent: LoopAgent, state: TurnState, reason: JsonObject, *, failed: bool) -> None:
+    """Log everything the turn still owes, then ``turn/end{turn, reason}``. Never raises."""
+    session = agent.session
+    if session.open_turn() != state.turn:
+        return
+    answer_open_calls(agent, state, failed=failed)
+    log_waiting_context(agent, state)
+    open_step = session.open_step()
+    if open_step is not None:
+        turn, step = open_step
+        _contained("step/end", session.append, STEP_END, step_end_data(turn, step))
+    _contained("turn/end", session.append, TURN_END, turn_end_data(state.turn, reason))

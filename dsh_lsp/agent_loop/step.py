@@ -1,0 +1,80 @@
+"""One step of a turn: steering, assembly, pre-step, the model call, tools, step end (agent_loop).
+
+Order: drain steering (``steering/message``, outside the step) → assemble the system prompt
+(sections, then the agent's own prompt) → ``agent/pre-step`` → ``step/start`` → model call
+(``model_call``) → tool dispatch (``dispatch``) → post-execute and injected context → drain
+steering again (inside the step) → ``step/end``. The cancel marker is checked at each window
+between those phases; whatever is being awaited when ``cancel`` comes is cancelled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import anyio
+
+from dsh_lsp.agent import AGENT_PRE_STEP, PreStep
+from dsh_lsp.session import (
+    STEERING_MESSAGE,
+    STEP_END,
+    STEP_START,
+    steering_message_data,
+    step_end_data,
+    step_start_data,
+)
+from dsh_lsp.tools import render_prompt
+
+from .closing import log_waiting_context
+from .dispatch import dispatch_calls
+from .model_call import call_model
+from .turn_state import TurnInterrupted, TurnState
+
+if TYPE_CHECKING:
+    from .loop_agent import LoopAgent
+
+
+def check_cancel(agent: LoopAgent) -> None:
+    """A cancellation window: raises TurnInterrupted when cancel or disposal was requested."""
+    if agent.cancel_requested:
+        raise TurnInterrupted
+
+
+def log_steering(agent: LoopAgent, state: TurnState) -> bool:
+    """Drain the steering FIFO into ``steering/message`` events; True when any was logged.
+
+    Raises what ``Session.append`` raises (messages after a failing one stay unlogged).
+    """
+    messages = agent.inbox.drain_steering()
+    for message in messages:
+        agent.session.append(
+            STEERING_MESSAGE,
+            steering_message_data(state.turn, message.content, message.source),
+            surface_op="append",
+        )
+    return bool(messages)
+
+
+async def run_step(agent: LoopAgent, state: TurnState, cancel: anyio.Event) -> bool:
+    """Run the next step; returns the default continuation (True: it ran tool calls or was
+    steered). Raises TurnInterrupted at a window, and whatever fails the step."""
+    services = agent.services
+    step = state.begin_step()
+    log_steering(agent, state)
+    check_cancel(agent)
+    assembly = await services.system_prompt.assemble()
+    system = "\n\n".join(
+        text for text in (render_prompt(assembly), agent.options.system_prompt or "") if text
+    )
+    check_cancel(agent)
+    pre_step = PreStep(agent=agent, turn=state.turn, step=step, system_prompt=system)
+    await services.ctx.serial(AGENT_PRE_STEP, pre_step)
+    check_cancel(agent)
+    agent.session.append(STEP_START, step_start_data(state.turn, step))
+    check_cancel(agent)
+    calls = await call_model(agent, state, assembly, system)
+    if calls:
+        await dispatch_calls(agent, state, calls, cancel)
+    log_waiting_context(agent, state)
+    steered = log_steering(agent, state)
+    agent.session.append(STEP_END, step_end_data(state.turn, step))
+    return bool(calls) or steered

@@ -1,0 +1,118 @@
+"""The write-behind coordinator between live sessions and the storage backend (session layer).
+
+Appends cost no I/O: the coordinator only notes which sessions have unwritten events. At a
+``SESSION_FLUSH`` it writes that session's unwritten tail, everything from its stored cursor
+on, in one backend ``append``, serialized per session and shielded from cancellation (a write
+that reached the backend always advances the cursor). A session is materialized by its first
+flush that has something to write; one that never logs anything leaves no trace. Unloading
+flushes every session with unwritten events.
+
+The unwritten tail is read from the session's own log, which is immutable, so no copies are
+buffered; the coordinator keeps a session alive only while it has unwritten events.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from dataclasses import dataclass, field
+
+import anyio
+
+from dsh_lsp.kernel import Context, Plugin, ServiceKey
+
+from .kernel_events import SESSION_CREATED, SESSION_EVENT, SESSION_FLUSH, SessionEventNotice
+from .persistence import SESSION_PERSISTENCE, SessionPersistence
+from .session import Session
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class _Cursor:
+    stored: int
+    """How many leading events the backend holds."""
+    created: bool
+    """Whether the backend knows the session (``create`` done, or the log was loaded)."""
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+class PersistenceCoordinator:
+    """Tracks sessions and writes their new events to ``persistence`` at flush time."""
+
+    def __init__(self, persistence: SessionPersistence) -> None:
+        self._persistence = persistence
+        self._cursors: weakref.WeakKeyDictionary[Session, _Cursor] = weakref.WeakKeyDictionary()
+        self._unwritten: set[Session] = set()
+
+    def track(self, session: Session) -> None:
+        """Start tracking ``session`` (``SESSION_CREATED``); its stored prefix counts as written."""
+        self._cursor(session)
+        if len(session) > session.stored_length:
+            self._unwritten.add(session)
+
+    def note(self, notice: SessionEventNotice) -> None:
+        """``SESSION_EVENT``: the session has an unwritten event."""
+        self._cursor(notice.session)
+        self._unwritten.add(notice.session)
+
+    async def flush(self, session: Session) -> None:
+        """Write ``session``'s unwritten events (``SESSION_FLUSH``).
+
+        Raises what the backend raises; the events stay unwritten and the next flush retries
+        from the same cursor.
+        """
+        cursor = self._cursor(session)
+        async with cursor.lock:
+            with anyio.CancelScope(shield=True):
+                pending = session.events[cursor.stored :]
+                if pending:
+                    if not cursor.created:
+                        await self._persistence.create(session.header)
+                        cursor.created = True
+                    await self._persistence.append(session.id, pending)
+                    cursor.stored = pending[-1].seq + 1
+                if cursor.stored == len(session):
+                    self._unwritten.discard(session)
+
+    async def flush_all(self) -> None:
+        """Flush every session with unwritten events; failures are logged, not raised."""
+        with anyio.CancelScope(shield=True):
+            for session in list(self._unwritten):
+                try:
+                    await self.flush(session)
+                except Exception:
+                    logger.exception("could not store the tail of session %r", session.id)
+
+    def _cursor(self, session: Session) -> _Cursor:
+        cursor = self._cursors.get(session)
+        if cursor is None:
+            stored = session.stored_length
+            cursor = self._cursors[session] = _Cursor(stored=stored, created=stored > 0)
+        return cursor
+
+
+PERSISTENCE_COORDINATOR: ServiceKey[PersistenceCoordinator] = ServiceKey(
+    "session-persistence-coordinator"
+)
+"""The coordinator; provided once, so two coordinators can never write the same logs."""
+
+
+class PersistenceCoordinatorPlugin(Plugin[None]):
+    """Writes sessions to the ``SESSION_PERSISTENCE`` backend at every ``SESSION_FLUSH``.
+
+    Provides ``PERSISTENCE_COORDINATOR``. Unloading (also when the backend goes away) first
+    flushes every session with unwritten events.
+    """
+
+    name = "session-persistence-coordinator"
+    inject = (SESSION_PERSISTENCE,)
+
+    async def apply(self, ctx: Context, config: None) -> None:
+        """Register the listeners and the final flush, owned by this plugin's fiber."""
+        coordinator = PersistenceCoordinator(ctx.require(SESSION_PERSISTENCE))
+        ctx.provide(PERSISTENCE_COORDINATOR, coordinator)
+        ctx.effect(lambda: coordinator.flush_all)
+        ctx.on(SESSION_CREATED, coordinator.track)
+        ctx.on(SESSION_EVENT, coordinator.note)
+        ctx.on(SESSION_FLUSH, coordinator.flush)

@@ -1,0 +1,98 @@
+"""Crash-safe file primitives for the JSONL backend (session layer; blocking calls).
+
+``publish`` creates a file that appears complete or not at all: the bytes go to a private
+temp file that is fsynced, then hard-linked to the final name (``link`` fails when the name
+exists, unlike ``rename``, so a session is never overwritten), and the directory is fsynced.
+``append`` writes and fsyncs; if anything fails it truncates the file back to its size before
+the call, so a retry cannot duplicate bytes. OS errors propagate as ``OSError``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+_DIR_MODE = 0o700
+_FILE_MODE = 0o600
+
+
+def fsync_dir(path: Path) -> None:
+    """Make the directory entries of ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def ensure_dir(path: Path) -> None:
+    """Create ``path`` and missing parents (mode 0700), fsyncing each new entry's parent."""
+    if path.is_dir():
+        return
+    ensure_dir(path.parent)
+    try:
+        path.mkdir(mode=_DIR_MODE)
+    except FileExistsError:
+        return
+    fsync_dir(path.parent)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (``os.write`` may write less per call)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def publish(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data``, atomically and durably.
+
+    Raises ``FileExistsError`` when ``path`` exists (nothing changes then).
+    """
+    ensure_dir(path.parent)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
+    try:
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.link(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def append(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` and fsync; on failure restore the previous size and raise."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        except BaseException:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+            raise
+    finally:
+        os.close(fd)
+
+
+def truncate(path: Path, size: int) -> None:
+    """Cut ``path`` to ``size`` bytes, durably."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_first_line(path: Path, limit: int = 1 << 20) -> bytes:
+    """The first line of ``path`` with its newline (at most ``limit`` bytes)."""
+    with path.open("rb") as file:
+        return file.readline(limit)

@@ -1,0 +1,121 @@
+"""SessionEvent: one entry of a session's append-only log, and its JSON record (session layer).
+
+An event is ``{type, seq, time, data, sourceEventSeqs?, surfaceOp?}``. ``seq`` equals the
+event's index in the log; ``time`` is milliseconds since the Unix epoch; ``data`` is lossless
+JSON (an object). ``surface_op`` is present exactly on surface-eligible events and says how the
+event enters the model-visible surface: appended, or replacing a range of existing nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from dsh_lsp.llm import JsonObject, JsonValue, dumps_compact
+
+from .errors import CORRUPT, SessionError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SurfaceReplace:
+    """Shadow the surface nodes from seq ``start`` to seq ``end`` (inclusive) with this event."""
+
+    start: int
+    end: int
+
+
+SurfaceOp = Literal["append"] | SurfaceReplace
+"""How a surface-eligible event enters the surface."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionEvent:
+    """One logged event. ``data`` is the log's own copy: treat it as read-only."""
+
+    type: str
+    seq: int
+    time: int
+    data: JsonObject
+    source_event_seqs: tuple[int, ...] | None = None
+    """Earlier events this one was built from (an assistant message's chunks, a call)."""
+    surface_op: SurfaceOp | None = None
+
+
+def surface_op_to_json(op: SurfaceOp) -> JsonValue:
+    """``"append"`` or ``{"op": "replace", "start", "end"}``."""
+    if isinstance(op, SurfaceReplace):
+        return {"op": "replace", "start": op.start, "end": op.end}
+    return "append"
+
+
+def event_to_json(event: SessionEvent) -> dict[str, JsonValue]:
+    """The event's record; ``data`` is included as is (not copied)."""
+    record: dict[str, JsonValue] = {
+        "type": event.type,
+        "seq": event.seq,
+        "time": event.time,
+        "data": event.data,
+    }
+    if event.source_event_seqs is not None:
+        record["sourceEventSeqs"] = list(event.source_event_seqs)
+    if event.surface_op is not None:
+        record["surfaceOp"] = surface_op_to_json(event.surface_op)
+    return record
+
+
+def encode_event(event: SessionEvent) -> str:
+    """The event's record as compact JSON text (no newline).
+
+    Raises ``ValueError``/``TypeError`` when the data is not JSON; callers that accept events
+    from outside ``Session.append`` check with ``clone_json`` first.
+    """
+    return dumps_compact(event_to_json(event))
+
+
+def event_from_json(value: object) -> SessionEvent:
+    """Decode an event record; ``data`` is adopted, not copied.
+
+    Raises ``SessionError`` (``SESSION_CORRUPT``) naming the field that is wrong.
+    """
+    if type(value) is not dict:
+        raise SessionError("event record is not a JSON object", code=CORRUPT)
+    kind = value.get("type")
+    seq = value.get("seq")
+    time = value.get("time")
+    data = value.get("data")
+    if type(kind) is not str or not kind:
+        raise SessionError("event record has no string 'type'", code=CORRUPT)
+    if type(seq) is not int or seq < 0:
+        raise SessionError("event record 'seq' is not a non-negative integer", code=CORRUPT)
+    if type(time) is not int:
+        raise SessionError("event record 'time' is not an integer", code=CORRUPT)
+    if type(data) is not dict:
+        raise SessionError("event record 'data' is not an object", code=CORRUPT)
+    sources = value.get("sourceEventSeqs")
+    op = value.get("surfaceOp")
+    return SessionEvent(
+        type=kind,
+        seq=seq,
+        time=time,
+        data=data,
+        source_event_seqs=None if sources is None else _seqs(sources),
+        surface_op=None if op is None else _surface_op(op),
+    )
+
+
+def _seqs(value: object) -> tuple[int, ...]:
+    if type(value) is not list or not set(map(type, value)) <= {int}:
+        raise SessionError("event record 'sourceEventSeqs' is not a list of integers", code=CORRUPT)
+    items: Sequence[int] = value
+    return tuple(items)
+
+
+def _surface_op(value: object) -> SurfaceOp:
+    if value == "append":
+        return "append"
+    if type(value) is dict and value.get("op") == "replace":
+        start, end = value.get("start"), value.get("end")
+        if type(start) is int and type(end) is int:
+            return SurfaceReplace(start=start, end=end)
+    raise SessionError("event record 'surfaceOp' is malformed", code=CORRUPT)

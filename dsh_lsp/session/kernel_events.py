@@ -1,0 +1,34 @@
+"""The kernel events the session package declares (session layer).
+
+``SESSION_CREATED`` fires when the store creates or resumes a session, ``SESSION_EVENT`` after
+every append (the event is already logged), and ``SESSION_FLUSH`` is the one durability
+checkpoint: awaiting it returns once every listener (the persistence coordinator) has stored
+what the session logged so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dsh_lsp.kernel import EmitEvent, ParallelEvent
+
+from .event import SessionEvent
+from .session import Session
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionEventNotice:
+    """Payload of ``SESSION_EVENT``: which session logged which event."""
+
+    session: Session
+    event: SessionEvent
+
+
+SESSION_CREATED: EmitEvent[Session] = EmitEvent("session/created")
+"""A session was created (fresh, forked or resumed) and registered in the store."""
+
+SESSION_EVENT: EmitEvent[SessionEventNotice] = EmitEvent("session/event")
+"""An event was appended; it is in the log before listeners run."""
+
+SESSION_FLUSH: ParallelEvent[Session] = ParallelEvent("session/flush")
+"""Make everything the session logged so far durable (the agent loop awaits it per turn)."""

@@ -1,0 +1,153 @@
+"""Crash recovery details: the scan's torn/corrupt split, closers, and the bulk loader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dsh_lsp.llm import UserSource
+from dsh_lsp.session import (
+    TURN_END,
+    USER_MESSAGE,
+    JsonlPersistence,
+    LoadedSession,
+    Session,
+    SessionError,
+    SessionEvent,
+    encode_event,
+    user_message_data,
+)
+from dsh_lsp.session.recovery import interrupted_turn_closers, scan
+
+from .scenarios import complete_turn, new_session, open_turn_with_calls
+
+
+def _texts(session: Session) -> list[str]:
+    return [encode_event(event) for event in session.events]
+
+
+def test_scan_keeps_everything_when_nothing_is_bad() -> None:
+    session = new_session()
+    complete_turn(session)
+    assert scan(_texts(session), str) == list(session.events)
+
+
+def test_a_bad_record_after_the_last_turn_end_cuts_the_tail() -> None:
+    session = new_session()
+    complete_turn(session)
+    texts = [*_texts(session), '{"type":"note/x","seq":12,"time":0,"data":{}}', "{torn", "[]"]
+    kept = scan(texts, str)
+    assert [encode_event(e) for e in kept] == texts[:13]
+
+
+def test_a_bad_record_before_a_good_turn_end_names_its_place() -> None:
+    session = new_session()
+    complete_turn(session)
+    texts = _texts(session)
+    texts[3] = texts[3].replace('"seq":3', '"seq":30')
+    with pytest.raises(SessionError, match=r"^place 3: expected seq 3, found seq 30;") as caught:
+        scan(texts, lambda index: f"place {index}")
+    assert caught.value.code == "SESSION_CORRUPT"
+
+
+def test_known_damage_counts_as_bad_and_bytes_records_decode() -> None:
+    session = new_session()
+    complete_turn(session)
+    texts: list[str | bytes] = [text.encode() for text in _texts(session)]
+    assert scan(texts, str) == list(session.events)
+    assert len(scan(texts, str, damaged={11: "row stored under seq 99"})) == 11
+    with pytest.raises(SessionError, match="row stored under seq 99"):
+        scan(texts, str, damaged={2: "row stored under seq 99"})
+
+
+def test_no_closers_without_an_open_turn() -> None:
+    session = new_session()
+    assert interrupted_turn_closers(list(session.events)) == []
+    session.append(USER_MESSAGE, user_message_data([], UserSource()), surface_op="append")
+    assert interrupted_turn_closers(list(session.events)) == []
+    complete_turn(session)
+    assert interrupted_turn_closers(list(session.events)) == []
+
+
+def test_an_open_turn_without_calls_or_step_gets_only_its_end() -> None:
+    session = new_session()
+    complete_turn(session)
+    session.append("turn/start", {"turn": 2, "trigger": {"kind": "injection"}})
+    (closer,) = interrupted_turn_closers(list(session.events))
+    assert (closer.type, closer.seq) == (TURN_END, len(session))
+    assert closer.data == {"turn": 2, "reason": {"kind": "interrupted"}}
+
+
+async def test_a_tail_torn_inside_a_multibyte_character_is_cut(tmp_path: Path) -> None:
+    session = new_session("utf8")
+    complete_turn(session)
+    backend = JsonlPersistence(tmp_path)
+    await backend.create(session.header)
+    await backend.append(session.id, session.events[:])
+    path = _tear_inside_a_character(tmp_path)
+    loaded = await JsonlPersistence(tmp_path).load(session.id)
+    assert loaded.repaired
+    assert [encode_event(e) for e in loaded.events] == _texts(session)
+    assert path.read_bytes().endswith(b"\n")
+
+
+def _tear_inside_a_character(root: Path) -> Path:
+    (path,) = root.glob("*/*.jsonl")
+    with path.open("ab") as handle:
+        handle.write('{"type":"note/x","data":{"t":"é'.encode()[:-1])
+    return path
+
+
+def test_restore_rebuilds_the_same_session_without_copying() -> None:
+    session = new_session()
+    complete_turn(session)
+    open_turn_with_calls(session)
+    loaded = LoadedSession(header=session.header, events=tuple(session.events))
+    restored = Session.restore(loaded)
+    assert restored.stored_length == len(session)
+    assert restored.events[0] is session.events[0]
+    assert restored.derive_messages() == session.derive_messages()
+    assert restored.pending_tool_calls() == session.pending_tool_calls()
+    assert restored.last_turn() == session.last_turn()
+    assert restored.append("note/x", {}).seq == len(session)
+
+
+def test_restore_refuses_misplaced_or_unrenderable_events() -> None:
+    header = new_session().header
+    misplaced = SessionEvent(type="note/x", seq=1, time=0, data={})
+    with pytest.raises(SessionError, match="stored event 0 has seq 1"):
+        Session.restore(LoadedSession(header=header, events=(misplaced,)))
+    broken = SessionEvent(
+        type=USER_MESSAGE, seq=0, time=0, data={"content": 1}, surface_op="append"
+    )
+    with pytest.raises(SessionError, match="cannot join the surface") as caught:
+        Session.restore(LoadedSession(header=header, events=(broken,)))
+    assert caught.value.code == "SESSION_INVALID_SEED"
+
+
+def test_closers_answer_calls_in_order() -> None:
+    session = new_session()
+    pending = open_turn_with_calls(session)
+    closers = interrupted_turn_closers(list(session.events))
+    assert [c.data.get("callId") for c in closers[:2]] == list(pending)
+    assert closers[0].data["content"] == [
+        {"type": "text", "text": "Tool call interrupted before it produced a result."}
+    ]
+
+
+async def test_list_skips_files_without_a_valid_header(tmp_path: Path) -> None:
+    session = new_session("listed")
+    complete_turn(session)
+    backend = JsonlPersistence(tmp_path)
+    await backend.create(session.header)
+    await backend.append(session.id, session.events[:])
+    _plant_garbage(tmp_path)
+    assert [s.header for s in await JsonlPersistence(tmp_path).list()] == [session.header]
+
+
+def _plant_garbage(root: Path) -> None:
+    bucket = root / "_no-cwd"
+    bucket.mkdir()
+    (bucket / "garbage.jsonl").write_text("not json\n")
+    (bucket / "future.jsonl").write_text('{"type":"session","version":9,"id":"f","createdAt":1}\n')

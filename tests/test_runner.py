@@ -1,0 +1,184 @@
+"""``dsh-lsp run``: the headless runner as a subprocess against the scripted HTTP server."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dsh_lsp.__main__ import DIM, RESET, TurnPrinter
+from dsh_lsp.app import TerminalPermissions
+from dsh_lsp.llm import CallId, ReasoningDelta, SessionId, TextDelta
+from dsh_lsp.session import Session, SessionEventNotice, SessionHeader, assistant_chunk_data
+from dsh_lsp.testing.openai_chunks import ToolCallSpec, completion, error
+from dsh_lsp.testing.scripted_server import ScriptedServer
+from dsh_lsp.tools import ToolCallView, ToolExecution
+
+SESSION_LINE = re.compile(r"^session: (\S+)$", re.MULTILINE)
+
+
+def _run(
+    tmp_path: Path, server: ScriptedServer, *args: str, key: str | None = "dummy-key"
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DEEPSEEK_", "XDG_STATE_HOME"))
+    }
+    env["DEEPSEEK_BASE_URL"] = server.base_url
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    if key is not None:
+        env["DEEPSEEK_API_KEY"] = key
+    return subprocess.run(
+        [sys.executable, "-m", "dsh_lsp", "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        check=False,
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "hello.txt").write_text("first line\nsecond line\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("do not read", encoding="utf-8")
+    return root
+
+
+def _session_id(stderr: str) -> str:
+    match = SESSION_LINE.search(stderr)
+    assert match is not None, stderr
+    return match.group(1)
+
+
+def test_streams_reasoning_and_text_and_prints_the_session(tmp_path: Path, workspace: Path) -> None:
+    with ScriptedServer([completion(reasoning="pondering", text="Hello!")]) as server:
+        result = _run(tmp_path, server, "say hello", "--cwd", str(workspace))
+    assert result.returncode == 0, result.stderr
+    assert "pondering" in result.stdout
+    assert result.stdout.rstrip().endswith("Hello!")
+    assert "\x1b[" not in result.stdout, "no escapes when stdout is not a terminal"
+    _session_id(result.stderr)
+    body = server.requests[0].json()
+    assert body["messages"][-1] == {"role": "user", "content": "say hello"}
+    assert sorted(t["function"]["name"] for t in body["tools"]) == ["list", "read"]
+    assert server.requests[0].headers["authorization"] == "Bearer dummy-key"
+    assert "dummy-key" not in result.stdout + result.stderr
+
+
+def test_a_tool_call_round_trip_reads_inside_the_workspace(tmp_path: Path, workspace: Path) -> None:
+    calls = [
+        ToolCallSpec(id="call_1", name="read", arguments='{"path": "hello.txt"}'),
+        ToolCallSpec(id="call_2", name="read", arguments='{"path": "../secret.txt"}'),
+        ToolCallSpec(id="call_3", name="list", arguments="{}"),
+    ]
+    script = [completion(tool_calls=calls), completion(text="Read it.")]
+    with ScriptedServer(script) as server:
+        result = _run(tmp_path, server, "read hello.txt", "--cwd", str(workspace))
+    assert result.returncode == 0, result.stderr
+    assert "→ Read hello.txt" in result.stdout
+    assert "→ List ." in result.stdout
+    assert "✗ Error:" in result.stdout
+    tools = {
+        m["tool_call_id"]: m["content"]
+        for m in server.requests[1].json()["messages"]
+        if m["role"] == "tool"
+    }
+    assert tools["call_1"] == "     1\tfirst line\n     2\tsecond line\n     3\t"
+    assert "outside the workspace" in tools["call_2"]
+    assert "do not read" not in json.dumps(tools)
+    assert tools["call_3"] == "hello.txt\nsrc/"
+
+
+def test_session_resumes_with_its_history(tmp_path: Path, workspace: Path) -> None:
+    with ScriptedServer([completion(text="one"), completion(text="two")]) as server:
+        first = _run(tmp_path, server, "first question", "--cwd", str(workspace))
+        assert first.returncode == 0, first.stderr
+        session = _session_id(first.stderr)
+        second = _run(
+            tmp_path, server, "second question", "--cwd", str(workspace), "--session", session
+        )
+    assert second.returncode == 0, second.stderr
+    assert _session_id(second.stderr) == session
+    messages = server.requests[1].json()["messages"]
+    assert [(m["role"], m.get("content")) for m in messages if m["role"] != "system"] == [
+        ("user", "first question"),
+        ("assistant", "one"),
+        ("user", "second question"),
+    ]
+
+
+def test_a_failing_model_call_exits_non_zero(tmp_path: Path, workspace: Path) -> None:
+    with ScriptedServer([error(400, "bad request body")]) as server:
+        result = _run(tmp_path, server, "hi", "--cwd", str(workspace))
+    assert result.returncode == 1
+    assert "bad request body" in result.stderr
+    _session_id(result.stderr)
+
+
+def test_a_missing_api_key_or_session_cannot_start(tmp_path: Path, workspace: Path) -> None:
+    with ScriptedServer([]) as server:
+        no_key = _run(tmp_path, server, "hi", "--cwd", str(workspace), key=None)
+        no_session = _run(tmp_path, server, "hi", "--cwd", str(workspace), "--session", "nope")
+    assert no_key.returncode == 2
+    assert "DEEPSEEK_API_KEY" in no_key.stderr
+    assert no_session.returncode == 2
+    assert "nope" in no_session.stderr
+    assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("yes", "interactive", "reply", "expected"),
+    [
+        (True, False, "", "allow_once"),
+        (False, False, "y", "reject_once"),
+        (False, True, "y\n", "allow_once"),
+        (False, True, "always\n", "allow_always"),
+        (False, True, "\n", "reject_once"),
+    ],
+)
+def test_terminal_permissions(yes: bool, interactive: bool, reply: str, expected: str) -> None:
+    prompt = io.StringIO()
+    permissions = TerminalPermissions(
+        yes=yes,
+        interactive=interactive,
+        prompt=prompt,
+        answer=lambda: reply,
+    )
+    execution = ToolExecution(call_id=CallId("c"), name="write", arguments={})
+    view = ToolCallView(title="Write a.txt", kind="edit")
+
+    async def ask() -> str:
+        return await permissions.request(execution, view, "it changes files")
+
+    assert anyio.run(ask) == expected
+    assert ("Allow Write a.txt (it changes files)?" in prompt.getvalue()) == (
+        interactive and not yes
+    )
+
+
+def test_the_printer_dims_reasoning_on_a_terminal_and_ignores_other_sessions() -> None:
+    out = io.StringIO()
+    # No tool events in this test, so the printer never consults the registry.
+    printer = TurnPrinter(out, None, color=True)  # type: ignore[arg-type]
+    mine = Session(SessionHeader(id=SessionId("mine"), created_at=0))
+    other = Session(SessionHeader(id=SessionId("other"), created_at=0))
+    printer.session = mine.id
+    for session in (mine, other):
+        session.append("turn/start", {"turn": 1, "trigger": {"kind": "injection"}})
+        session.append("step/start", {"turn": 1, "step": 1})
+        for chunk in (ReasoningDelta(index=0, text="hmm"), TextDelta(index=1, text="Hi")):
+            event = session.append("assistant/chunk", assistant_chunk_data(1, 1, chunk))
+            printer.on_event(SessionEventNotice(session=session, event=event))
+    assert out.getvalue() == f"{DIM}hmm{RESET}\nHi"
