@@ -27,11 +27,11 @@ from dsh_lsp import __version__
 from dsh_lsp.agent import AGENTS, Agent, AgentHandle, AgentSpec
 from dsh_lsp.app import (
     AppSettings,
-    RunnerToolsPlugin,
     TerminalApprovalPlugin,
     TerminalPermissions,
     build_kernel_plugins,
 )
+from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
 from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
 from dsh_lsp.llm import JsonObject, ReasoningDelta, SessionId, TextDelta, chunk_from_json
 from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
@@ -164,8 +164,9 @@ async def run(request: RunRequest, out: TextIO, err: TextIO) -> int:
         ctx = kernel.context
         try:
             await build_kernel_plugins(ctx, settings)
-            await ctx.plugin(RunnerToolsPlugin(request.cwd))
+            await ctx.plugin(LocalFileSystemPlugin, {"roots": [str(request.cwd)]})
             await ctx.plugin(TerminalApprovalPlugin(permissions))
+            await kernel.wait_settled()  # the file tools activate once FS is provided
         except PluginFailedError as exc:
             err.write(f"dsh-lsp: cannot start: {exc.__cause__ or exc}\n")
             return 2

@@ -3,16 +3,17 @@
 It is the only module allowed to import :mod:`dsh_lsp.agent_loop` (import-linter enforces
 this), so the loop stays one swappable plugin. ``build_kernel_plugins`` loads the default set
 into a kernel from ``AppSettings``: invariants, the model service with the DeepSeek adapter,
-the session store with JSONL persistence, tools, the agent registry and the agent loop. The
-language server and the headless runner (``dsh-lsp run``) both start from it. The runner
-adds ``RunnerToolsPlugin`` (a read-only ``read``/``list`` pair confined to one directory) and
-``TerminalApprovalPlugin`` (asks on the terminal before a tool that is not read-only runs).
+the session store with JSONL persistence, tools, the file tools with their policy and search,
+the agent registry and the agent loop. The language server and the headless runner
+(``dsh-lsp run``) both start from it; each front end then loads the one ``FileSystem``
+provider it wants (the runner: ``LocalFileSystemPlugin`` confined to ``--cwd``; the server:
+the local or the editor-backed provider) and, for the runner, ``TerminalApprovalPlugin``
+(asks on the terminal before a tool that is not read-only runs).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import ClassVar, TextIO
 
@@ -23,8 +24,10 @@ from pydantic.alias_generators import to_camel
 
 from dsh_lsp.agent import AgentOptions, AgentsPlugin, InvariantsPlugin
 from dsh_lsp.agent_loop import AgentLoopPlugin
+from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
+from dsh_lsp.fs_tools.local import LocalSearchPlugin
 from dsh_lsp.kernel import Context, Plugin
-from dsh_lsp.llm import JsonObject, LlmPlugin, TextBlock
+from dsh_lsp.llm import LlmPlugin
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS, DeepSeekPlugin, Thinking
 from dsh_lsp.session import JsonlPersistencePlugin, PersistenceCoordinatorPlugin, SessionPlugin
 from dsh_lsp.tools import (
@@ -33,23 +36,12 @@ from dsh_lsp.tools import (
     TOOLS_PRE_EXECUTE,
     Allow,
     Ask,
-    CallPresenter,
     PermissionOutcome,
     PreToolDecision,
-    Prop,
     ToolCallView,
-    ToolError,
     ToolExecution,
-    ToolKind,
-    ToolLocation,
     ToolsPlugin,
-    define_tool,
 )
-
-READ_LIMIT = 2000
-"""Lines the ``read`` tool returns at most per call."""
-LIST_LIMIT = 1000
-"""Entries the ``list`` tool returns at most."""
 
 
 class AppSettings(BaseModel):
@@ -91,6 +83,8 @@ async def build_kernel_plugins(
     """Load the default plugin set into the kernel behind ``ctx`` (its fibers are owned by
     ``ctx``). ``environ`` replaces ``os.environ`` for the API key and base URL.
 
+    The file tools stay pending until the caller loads a ``FileSystem`` provider (``FS``).
+
     Raises PluginFailedError (e.g. the API key variable is unset: its cause is an LlmError
     with code ``AUTH``) and PluginConfigError for invalid settings.
     """
@@ -108,96 +102,11 @@ async def build_kernel_plugins(
     await ctx.plugin(JsonlPersistencePlugin, {"directory": sessions})
     await ctx.plugin(PersistenceCoordinatorPlugin)
     await ctx.plugin(ToolsPlugin)
+    await ctx.plugin(LocalSearchPlugin)
+    await ctx.plugin(FsPolicyPlugin)
+    await ctx.plugin(FsToolsPlugin)
     await ctx.plugin(AgentsPlugin)
     await ctx.plugin(AgentLoopPlugin)
-
-
-class RunnerToolsPlugin(Plugin[None]):
-    """Registers the runner's read-only tools, confined to ``root``; injects ``TOOLS``.
-
-    ``read`` returns numbered lines of a UTF-8 text file, ``list`` a directory's entries.
-    A path that resolves (symlinks included) outside ``root`` is refused.
-    """
-
-    name: ClassVar[str] = "runner-tools"
-    inject = (TOOLS,)
-
-    def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
-
-    async def apply(self, ctx: Context, config: None) -> None:
-        """Register both tools, owned by this plugin's fiber."""
-        tools = ctx.require(TOOLS)
-        read_params = {
-            "path": Prop(type="string", required=True, description="File path"),
-            "offset": Prop(type="integer", description="First line to return (1-based)"),
-            "limit": Prop(type="integer", description=f"Lines to return (max {READ_LIMIT})"),
-        }
-        list_params = {"path": Prop(type="string", description="Directory (default: root)")}
-        read = define_tool(
-            "read",
-            "Read a text file of the workspace; returns numbered lines.",
-            read_params,
-            self._read,
-            read_only=True,
-            present_call=_present("Read", "read"),
-        )
-        listing = define_tool(
-            "list",
-            "List a workspace directory; directories end with '/'.",
-            list_params,
-            self._list,
-            read_only=True,
-            present_call=_present("List", "search"),
-        )
-        for definition in (read, listing):
-            tools.register(definition, ctx=ctx)
-
-    def _confine(self, raw: object) -> Path:
-        path = (self.root / str(raw or ".")).resolve()
-        if not path.is_relative_to(self.root):
-            raise ToolError(f"{raw!r} is outside the workspace", code="OUTSIDE_WORKSPACE")
-        return path
-
-    async def _read(self, args: JsonObject, call: ToolExecution) -> Sequence[TextBlock]:
-        path = self._confine(args["path"])
-        data = await anyio.Path(path).read_bytes()
-        if b"\0" in data[:8192]:
-            raise ToolError(f"{args['path']!r} is a binary file", code="BINARY_FILE")
-        lines = data.decode("utf-8", errors="replace").split("\n")
-        offset = max(_int(args, "offset", 1), 1)
-        limit = min(max(_int(args, "limit", READ_LIMIT), 1), READ_LIMIT)
-        window = lines[offset - 1 : offset - 1 + limit]
-        text = "\n".join(f"{offset + i:6}\t{line.rstrip(chr(13))}" for i, line in enumerate(window))
-        if offset - 1 + limit < len(lines):
-            text += f"\n… {len(lines) - (offset - 1 + limit)} more lines"
-        return [TextBlock(text=text or "(empty file)")]
-
-    async def _list(self, args: JsonObject, call: ToolExecution) -> Sequence[TextBlock]:
-        path = self._confine(args.get("path"))
-        names = await anyio.to_thread.run_sync(_entries, path)
-        text = "\n".join(names[:LIST_LIMIT])
-        if len(names) > LIST_LIMIT:
-            text += f"\n… {len(names) - LIST_LIMIT} more entries"
-        return [TextBlock(text=text or "(empty directory)")]
-
-
-def _present(verb: str, kind: ToolKind) -> CallPresenter:
-    def present(args: JsonObject) -> ToolCallView:
-        path = str(args.get("path") or ".")
-        return ToolCallView(title=f"{verb} {path}", kind=kind, locations=(ToolLocation(path=path),))
-
-    return present
-
-
-def _entries(path: Path) -> list[str]:
-    with os.scandir(path) as entries:
-        return sorted(entry.name + ("/" if entry.is_dir() else "") for entry in entries)
-
-
-def _int(args: JsonObject, key: str, default: int) -> int:
-    value = args.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
 class TerminalPermissions:

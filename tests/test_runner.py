@@ -72,15 +72,23 @@ def test_streams_reasoning_and_text_and_prints_the_session(tmp_path: Path, works
     _session_id(result.stderr)
     body = server.requests[0].json()
     assert body["messages"][-1] == {"role": "user", "content": "say hello"}
-    assert sorted(t["function"]["name"] for t in body["tools"]) == ["list", "read"]
+    assert sorted(t["function"]["name"] for t in body["tools"]) == [
+        "edit",
+        "glob",
+        "grep",
+        "list",
+        "multi_edit",
+        "read",
+        "write",
+    ]
     assert server.requests[0].headers["authorization"] == "Bearer dummy-key"
     assert "dummy-key" not in result.stdout + result.stderr
 
 
 def test_a_tool_call_round_trip_reads_inside_the_workspace(tmp_path: Path, workspace: Path) -> None:
     calls = [
-        ToolCallSpec(id="call_1", name="read", arguments='{"path": "hello.txt"}'),
-        ToolCallSpec(id="call_2", name="read", arguments='{"path": "../secret.txt"}'),
+        ToolCallSpec(id="call_1", name="read", arguments='{"file_path": "hello.txt"}'),
+        ToolCallSpec(id="call_2", name="read", arguments='{"file_path": "../secret.txt"}'),
         ToolCallSpec(id="call_3", name="list", arguments="{}"),
     ]
     script = [completion(tool_calls=calls), completion(text="Read it.")]
@@ -95,10 +103,13 @@ def test_a_tool_call_round_trip_reads_inside_the_workspace(tmp_path: Path, works
         for m in server.requests[1].json()["messages"]
         if m["role"] == "tool"
     }
-    assert tools["call_1"] == "     1\tfirst line\n     2\tsecond line\n     3\t"
-    assert "outside the workspace" in tools["call_2"]
+    assert tools["call_1"] == (
+        f"<path>{workspace / 'hello.txt'}</path>\n<type>file</type>\n<content>\n"
+        "1: first line\n2: second line\n\n(End of file - total 2 lines)\n</content>"
+    )
+    assert tools["call_2"] == "Error: the user declined to run read"
     assert "do not read" not in json.dumps(tools)
-    assert tools["call_3"] == "hello.txt\nsrc/"
+    assert tools["call_3"] == "./\n  hello.txt\n  src/"
 
 
 def test_session_resumes_with_its_history(tmp_path: Path, workspace: Path) -> None:

@@ -1,0 +1,308 @@
+"""LocalFileSystem: the ``FileSystem`` seam over the local disk (fs_tools layer).
+
+Resolution and confinement come from ``WorkspacePaths``, text rules from ``fs_tools.text``,
+the edit algorithm from ``fs_tools.literal_edit``; this module sequences them. Blocking work
+runs in worker threads (``anyio.to_thread``), which finish even when the caller is cancelled,
+so a write is all-or-nothing. Writes and edits of one target serialize on a per-key lock;
+the guard or expected version is checked inside it, before any byte changes.
+
+Write-back policy (the model never sees a byte-order mark or a CR): an edit restores the
+file's BOM and its dominant line ending (the whole file is converted to it); a write that
+replaces a BOM file keeps the BOM, and one that replaces a CRLF file with text holding no CR
+gets CRLF line endings. New files are written exactly as given.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import anyio
+
+from dsh_lsp.fs_tools.errors import FsError
+from dsh_lsp.fs_tools.guards import (
+    CreateIfAbsent,
+    ExpectVersion,
+    LiteralEdit,
+    ReplaceIfVersion,
+    WriteGuard,
+)
+from dsh_lsp.fs_tools.literal_edit import apply_literal_edits
+from dsh_lsp.fs_tools.outcomes import FsEditOutcome, FsWriteOutcome
+from dsh_lsp.fs_tools.target import FsDirEntry, FsInfo, FsTarget
+from dsh_lsp.fs_tools.text import (
+    BOM,
+    SNIFF_BYTES,
+    Document,
+    decode_utf8,
+    detect_eol,
+    looks_binary,
+    normalize_eol,
+    not_text,
+    strip_bom,
+)
+
+from .atomic import atomic_write
+from .disk import (
+    FileBytes,
+    info_of,
+    os_errors,
+    read_regular,
+    require_regular,
+    stat_or_none,
+    too_large,
+    type_of,
+    version_of,
+)
+from .locks import KeyedLocks
+from .paths import WorkspacePaths
+
+STREAM_CHUNK: Final = 1 << 20
+"""Bytes read per step by ``stream_text``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalLimits:
+    """Size limits in bytes: whole-file reads, and files written or edited."""
+
+    max_read_bytes: int = 32 << 20
+    max_write_bytes: int = 32 << 20
+
+
+class LocalFileSystem:
+    """The local-disk provider of ``FS``; see the module docstring. Owns no open resources."""
+
+    __slots__ = ("_limits", "_locks", "_paths")
+
+    def __init__(self, paths: WorkspacePaths, limits: LocalLimits | None = None) -> None:
+        self._paths = paths
+        self._limits = limits or LocalLimits()
+        self._locks = KeyedLocks()
+
+    @property
+    def paths(self) -> WorkspacePaths:
+        """The workspace roots and default cwd this provider confines writes to."""
+        return self._paths
+
+    async def resolve(self, path: str, *, cwd: str | None = None) -> FsTarget:
+        """See ``FileSystem.resolve``."""
+        return await anyio.to_thread.run_sync(self._paths.resolve, path, cwd)
+
+    async def stat(self, target: FsTarget) -> FsInfo | None:
+        """See ``FileSystem.stat``."""
+        st = await anyio.to_thread.run_sync(stat_or_none, target.key, target.display_path)
+        return None if st is None else info_of(st)
+
+    async def read_text(self, target: FsTarget) -> str:
+        """See ``FileSystem.read_text``."""
+        loaded = await anyio.to_thread.run_sync(self._read, target, "reading a whole file")
+        if looks_binary(loaded.data):
+            raise not_text(target.display_path, "looks binary (it contains NUL bytes)")
+        return strip_bom(decode_utf8(loaded.data, target.display_path))[1]
+
+    async def stream_text(self, target: FsTarget) -> AsyncGenerator[str, None]:
+        """See ``FileSystem.stream_text``."""
+        handle = await anyio.to_thread.run_sync(_open_regular, target)
+        try:
+            decoder = codecs.getincrementaldecoder("utf-8")("strict")
+            offset = 0
+            first = True
+            while True:
+                chunk = await anyio.to_thread.run_sync(_read_chunk, handle, target.display_path)
+                final = not chunk
+                if offset < SNIFF_BYTES and looks_binary(chunk[: SNIFF_BYTES - offset]):
+                    raise not_text(target.display_path, "looks binary (it contains NUL bytes)")
+                try:
+                    text = decoder.decode(chunk, final=final)
+                except UnicodeDecodeError as exc:
+                    where = f"byte {offset + exc.start}"
+                    raise not_text(target.display_path, f"is not valid UTF-8 ({where})") from None
+                offset += len(chunk)
+                if first and text:
+                    text = strip_bom(text)[1]
+                    first = False
+                if text:
+                    yield text
+                if final:
+                    return
+        finally:
+            handle.close()
+
+    async def list_dir(self, target: FsTarget) -> tuple[FsDirEntry, ...]:
+        """See ``FileSystem.list_dir``."""
+        return await anyio.to_thread.run_sync(self._list, target)
+
+    async def write_text(
+        self, target: FsTarget, content: str, *, guard: WriteGuard | None = None
+    ) -> FsWriteOutcome:
+        """See ``FileSystem.write_text``."""
+        async with self._locks.hold(target.key):
+            return await anyio.to_thread.run_sync(self._write, target, content, guard)
+
+    async def edit_text(
+        self,
+        target: FsTarget,
+        edits: Sequence[LiteralEdit],
+        *,
+        expected: ExpectVersion | None = None,
+    ) -> FsEditOutcome:
+        """See ``FileSystem.edit_text``."""
+        edits = tuple(edits)
+        async with self._locks.hold(target.key):
+            return await anyio.to_thread.run_sync(self._edit, target, edits, expected)
+
+    # -- blocking halves (worker threads) ----------------------------------------------------
+
+    def _read(self, target: FsTarget, verb: str) -> FileBytes:
+        return read_regular(
+            target.key, target.display_path, max_bytes=self._limits.max_read_bytes, verb=verb
+        )
+
+    def _list(self, target: FsTarget) -> tuple[FsDirEntry, ...]:
+        shown = target.display_path
+        with os_errors(shown):
+            st = os.stat(target.key)
+            if type_of(st.st_mode) != "directory":
+                raise FsError("FS_NOT_DIRECTORY", f"{shown} is not a directory")
+            with os.scandir(target.key) as scan:
+                names = sorted(entry.name for entry in scan)
+        entries: list[FsDirEntry] = []
+        for name in names:
+            child = self._paths.target(os.path.join(shown, name))
+            child_stat = stat_or_none(child.key, child.display_path)
+            if child_stat is None:
+                entries.append(FsDirEntry(name=name, type="other", target=child))
+                continue
+            info = info_of(child_stat)
+            entries.append(
+                FsDirEntry(
+                    name=name,
+                    type=info.type,
+                    target=child,
+                    size=info.size,
+                    modified_ns=info.modified_ns,
+                )
+            )
+        return tuple(entries)
+
+    def _write(self, target: FsTarget, content: str, guard: WriteGuard | None) -> FsWriteOutcome:
+        real = self._paths.check_writable(target)
+        shown = target.display_path
+        current = stat_or_none(real, shown)
+        _check_guard(guard, current, shown)
+        before: str | None = None
+        mode: int | None = None
+        data_text = content
+        if current is not None:
+            require_regular(current, shown)
+            mode = current.st_mode & 0o7777
+            if current.st_size <= self._limits.max_read_bytes:
+                old = read_regular(
+                    real, shown, max_bytes=self._limits.max_read_bytes, verb="reading"
+                )
+                before, data_text = _keep_style(old.data, content)
+        data = data_text.encode("utf-8", errors="strict")
+        if len(data) > self._limits.max_write_bytes:
+            raise too_large(shown, len(data), self._limits.max_write_bytes, "writing")
+        written = atomic_write(real, data, mode=mode, display_path=shown)
+        return FsWriteOutcome(
+            operation="create" if current is None else "update",
+            version=version_of(written),
+            before=before,
+            after=normalize_eol(strip_bom(content)[1]),
+        )
+
+    def _edit(
+        self, target: FsTarget, edits: tuple[LiteralEdit, ...], expected: ExpectVersion | None
+    ) -> FsEditOutcome:
+        real = self._paths.check_writable(target)
+        shown = target.display_path
+        current = stat_or_none(real, shown)
+        if current is None:
+            if expected is not None:
+                raise FsError(
+                    "FS_STALE_VERSION",
+                    f"{shown} no longer exists (it was deleted or moved since you read it)",
+                )
+            raise FsError("FS_NOT_FOUND", f"{shown} does not exist")
+        require_regular(current, shown)
+        loaded = read_regular(real, shown, max_bytes=self._limits.max_write_bytes, verb="editing")
+        if expected is not None and version_of(loaded.stat) != expected.version:
+            raise FsError(
+                "FS_STALE_VERSION",
+                f"{shown} changed since you last read it; read it again, then redo the edit",
+            )
+        document = Document.decode(loaded.data, shown)
+        applied = apply_literal_edits(document.text, edits, display_path=shown)
+        updated = document.with_text(applied.text).encode()
+        if updated == loaded.data:
+            version = version_of(loaded.stat)
+        else:
+            mode = loaded.stat.st_mode & 0o7777
+            version = version_of(atomic_write(real, updated, mode=mode, display_path=shown))
+        return FsEditOutcome(
+            version=version,
+            before=document.text,
+            after=applied.text,
+            replacements=applied.replacements,
+        )
+
+
+def _check_guard(guard: WriteGuard | None, current: os.stat_result | None, shown: str) -> None:
+    match guard:
+        case None:
+            return
+        case CreateIfAbsent():
+            if current is not None:
+                raise FsError(
+                    "FS_NOT_OBSERVED",
+                    f"{shown} already exists; read it before overwriting it, or edit it instead",
+                )
+        case ReplaceIfVersion(version=version):
+            if current is None:
+                raise FsError(
+                    "FS_STALE_VERSION",
+                    f"{shown} no longer exists (it was deleted or moved since you read it)",
+                )
+            if version_of(current) != version:
+                raise FsError(
+                    "FS_STALE_VERSION",
+                    f"{shown} changed since you last read it; read it again before overwriting",
+                )
+
+
+def _keep_style(old: bytes, content: str) -> tuple[str | None, str]:
+    """(the old text as the model sees it or None, the content with the old BOM/CRLF kept)."""
+    if b"\0" in old:
+        return None, content
+    try:
+        old_text = old.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, content
+    had_bom, body = strip_bom(old_text)
+    if had_bom and not content.startswith(BOM):
+        content = BOM + content
+    if detect_eol(body) == "\r\n" and "\r" not in content:
+        content = content.replace("\n", "\r\n")
+    return normalize_eol(body), content
+
+
+def _open_regular(target: FsTarget) -> io.FileIO:
+    """An unbuffered reader of a regular file (the caller closes it)."""
+    with os_errors(target.display_path):
+        fd = os.open(target.key, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        try:
+            require_regular(os.fstat(fd), target.display_path)
+        except BaseException:
+            os.close(fd)
+            raise
+    return io.FileIO(fd, "rb", closefd=True)
+
+
+def _read_chunk(handle: io.FileIO, display_path: str) -> bytes:
+    with os_errors(display_path):
+        return handle.read(STREAM_CHUNK) or b""
