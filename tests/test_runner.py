@@ -193,3 +193,52 @@ def test_the_printer_dims_reasoning_on_a_terminal_and_ignores_other_sessions() -
             event = session.append("assistant/chunk", assistant_chunk_data(1, 1, chunk))
             printer.on_event(SessionEventNotice(session=session, event=event))
     assert out.getvalue() == f"{DIM}hmm{RESET}\nHi"
+
+
+def test_searches_reads_and_edits_a_project_with_yes(tmp_path: Path, workspace: Path) -> None:
+    source = workspace / "src" / "app.py"
+    source.write_text('def greet():\n    return "hi"\n', encoding="utf-8")
+    untouched = (workspace / "hello.txt").read_bytes()
+    search = ToolCallSpec(id="c1", name="grep", arguments='{"pattern": "return \\"hi\\""}')
+    read = ToolCallSpec(id="c2", name="read", arguments='{"file_path": "src/app.py"}')
+    edit = ToolCallSpec(
+        id="c3",
+        name="edit",
+        arguments=json.dumps(
+            {"file_path": "src/app.py", "old_string": '"hi"', "new_string": '"hello"'}
+        ),
+    )
+    script = [
+        completion(tool_calls=[search]),
+        completion(tool_calls=[read]),
+        completion(tool_calls=[edit]),
+        completion(text="Done."),
+    ]
+    with ScriptedServer(script) as server:
+        result = _run(tmp_path, server, "say hello", "--cwd", str(workspace), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert source.read_text(encoding="utf-8") == 'def greet():\n    return "hello"\n'
+    assert (workspace / "hello.txt").read_bytes() == untouched
+    tool_texts = [
+        m["content"] for r in server.requests for m in r.json()["messages"] if m["role"] == "tool"
+    ]
+    assert "src/app.py:2:" in tool_texts[0]
+    assert tool_texts[-1].startswith(f"Edited {source}: replaced 1 occurrence.")
+    assert result.stdout.rstrip().endswith("Done.")
+
+
+def test_an_edit_without_yes_and_without_a_terminal_is_refused(
+    tmp_path: Path, workspace: Path
+) -> None:
+    edit = ToolCallSpec(
+        id="c1",
+        name="write",
+        arguments=json.dumps({"file_path": "new.txt", "content": "x"}),
+    )
+    script = [completion(tool_calls=[edit]), completion(text="ok")]
+    with ScriptedServer(script) as server:
+        result = _run(tmp_path, server, "write", "--cwd", str(workspace))
+    assert result.returncode == 0, result.stderr
+    assert not (workspace / "new.txt").exists()
+    tool = [m for m in server.requests[1].json()["messages"] if m["role"] == "tool"]
+    assert tool[0]["content"] == "Error: the user declined to run write"
