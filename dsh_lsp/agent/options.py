@@ -14,7 +14,8 @@ class AgentOptions:
 
     ``system_prompt`` is appended after the assembled prompt sections on every step.
     ``max_steps`` caps the model requests of one turn (at least 1). ``temperature`` and
-    ``max_tokens`` go into every ``LlmRequest`` unchanged (``None``: provider default).
+    ``max_tokens`` go into every ``LlmRequest`` unchanged (``None``: provider default), and
+    so do ``stop`` sequences (``None``: none).
     """
 
     model: str
@@ -22,6 +23,7 @@ class AgentOptions:
     max_steps: int = DEFAULT_MAX_STEPS
     temperature: float | None = None
     max_tokens: int | None = None
+    stop: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:

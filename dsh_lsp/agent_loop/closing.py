@@ -5,7 +5,10 @@ still owed (an append whose listener raised is logged all the same). Every tool 
 current step gets a result so the next request is a valid transcript: a finished call gets
 its real result; a call that was cut off or never started gets a synthetic error result
 (``error{name: "ToolCallSkipped", code: "ABORTED" | "TURN_FAILED"}``), its ``tool/call`` logged
-first if it was not. Each closing append is attempted even if an earlier one raised.
+first if it was not. A finished call whose real result cannot be logged (the session refuses
+its data) gets a synthetic error result without ``meta`` instead
+(``error{name: "ToolResultUnlogged", code: "RESULT_UNLOGGABLE"}``), so the call never stays
+unanswered. Each closing append is attempted even if an earlier one raised.
 """
 
 from __future__ import annotations
@@ -101,16 +104,31 @@ def skipped_result(*, failed: bool) -> ToolResult:
     return ToolResult(content=(TextBlock(text=text),), is_error=True, error=info)
 
 
+def unlogged_result() -> ToolResult:
+    """The synthetic result of a call whose real result the session refused to log."""
+    text = "Error: the tool ran, but its result could not be recorded and is lost."
+    info = ToolErrorInfo(name="ToolResultUnlogged", code="RESULT_UNLOGGABLE")
+    return ToolResult(content=(TextBlock(text=text),), is_error=True, error=info)
+
+
 def answer_open_calls(agent: LoopAgent, state: TurnState, *, failed: bool) -> None:
-    """Give every unanswered call of the current step a result, in call order."""
+    """Give every unanswered call of the current step a result, in call order; a real result
+    that cannot be logged is replaced by ``unlogged_result()``."""
     for call in state.calls:
         if call.id in state.answered:
             continue
         if call.id not in state.call_seqs:
             _contained("tool/call", log_call, agent, state, call)
         outcome = state.outcomes.get(call.id)
-        result = outcome.result if outcome is not None else skipped_result(failed=failed)
-        _contained("tool/result", log_result, agent, state, call, result)
+        attempts: tuple[ToolResult, ...]
+        if outcome is None:
+            attempts = (skipped_result(failed=failed),)
+        else:
+            attempts = (outcome.result, unlogged_result())
+        for result in attempts:
+            if call.id in state.answered:
+                break
+            _contained("tool/result", log_result, agent, state, call, result)
 
 
 def log_waiting_context(agent: LoopAgent, state: TurnState) -> None:

@@ -61,6 +61,7 @@ def build_request(agent: LoopAgent, assembly: PromptAssembly, system: str) -> Ll
         tools=assembly.tools,
         temperature=options.temperature,
         max_tokens=options.max_tokens,
+        stop=options.stop,
         session_id=session.id,
     )
 

@@ -10,6 +10,7 @@ serialize calls per session (the coordinator does); different sessions may run i
 from __future__ import annotations
 
 import builtins
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from .jsonl_log import encode_lines, io_error, list_logs, read_log
 from .persistence import SESSION_PERSISTENCE, LoadedSession, StoredSession
 from .state_dir import default_sessions_dir
 
+_log = logging.getLogger(__name__)
+
 
 @dataclass(slots=True, kw_only=True, eq=False)
 class _Stored:
@@ -42,7 +45,8 @@ class _Stored:
 class JsonlPersistence:
     """``SessionPersistence`` over JSONL files below ``directory`` (the user's state dir
     by default). ``clock`` stamps each write as the file's modification time, which ``list``
-    reports as ``updated_at``.
+    reports as ``updated_at``; a stamp that fails is logged and the file keeps the time the
+    system gave it.
     """
 
     def __init__(self, directory: Path | str | None = None, *, clock: Clock | None = None) -> None:
@@ -152,11 +156,14 @@ class JsonlPersistence:
         self._touch(path)
 
     def _touch(self, path: Path) -> None:
+        """Stamp ``path`` with the clock, best effort: the write it follows is already
+        durable, so a failure is logged and never reported as a failed append (a caller
+        would retry and store the events twice)."""
         stamp = self._clock() * 1_000_000
         try:
             os.utime(path, ns=(stamp, stamp))
         except OSError as exc:
-            raise io_error("stamp", path, exc) from exc
+            _log.warning("could not stamp %s: %s", path, exc)
 
 
 class JsonlPersistenceConfig(BaseModel):

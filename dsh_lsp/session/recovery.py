@@ -6,7 +6,8 @@ does not decode, breaks an admission rule, or has the wrong seq is *bad*. If a g
 confirmed, so the log is corrupt and loading fails, naming the place. Otherwise the bad
 record starts a torn tail (a write the crash cut short): it and everything after it go.
 
-``interrupted_turn_closers`` then closes a turn the crash left open: an error result for
+``interrupted_turn_closers`` then closes a turn the crash left open: a ``tool/call`` for each
+tool-call block of the open step's assistant message that has none yet, an error result for
 each unanswered tool call, ``step/end`` for an open step and ``turn/end {interrupted}``,
 all stamped with the last event's time. Backends store both repairs before ``load`` returns.
 """
@@ -19,12 +20,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from dsh_lsp.llm import CallId, TextBlock
+from dsh_lsp.llm import CallId, JsonValue, TextBlock
 
 from . import events as ev
 from .admission import event_problem
 from .errors import CORRUPT, SessionError
-from .event import SessionEvent, event_from_json
+from .event import SessionEvent, SurfaceOp, event_from_json
 from .turns import TurnTracker
 
 
@@ -140,7 +141,12 @@ def _event_at(value: object, seq: int) -> SessionEvent:
 
 
 def interrupted_turn_closers(events: Sequence[SessionEvent]) -> list[SessionEvent]:
-    """The events that close a turn left open in ``events`` (empty when none is open)."""
+    """The events that close a turn left open in ``events`` (empty when none is open).
+
+    A crash can land between the open step's ``assistant/message`` and the ``tool/call``
+    events of its tool-call blocks; those calls get their ``tool/call`` here first, so every
+    call the model history shows is answered by an error result.
+    """
     start = next(
         (i for i in range(len(events) - 1, -1, -1) if events[i].type == ev.TURN_START), None
     )
@@ -152,9 +158,34 @@ def interrupted_turn_closers(events: Sequence[SessionEvent]) -> list[SessionEven
     turn = tracker.open_turn
     if turn is None:
         return []
-    time, seq = events[-1].time, events[-1].seq
+    time = events[-1].time
     closers: list[SessionEvent] = []
-    for call in tracker.pending_tool_calls():
+
+    def close(
+        kind: str,
+        data: dict[str, JsonValue],
+        *,
+        source: tuple[int, ...] | None = None,
+        surface: SurfaceOp | None = None,
+    ) -> SessionEvent:
+        event = SessionEvent(
+            type=kind,
+            seq=events[-1].seq + 1 + len(closers),
+            time=time,
+            data=data,
+            source_event_seqs=source,
+            surface_op=surface,
+        )
+        closers.append(event)
+        return event
+
+    calls = list(tracker.pending_tool_calls())
+    open_step = tracker.open_step
+    if open_step is not None:
+        for call_id, name, arguments in _unlogged_calls(events[start:], open_step):
+            data = ev.tool_call_data(open_step[0], open_step[1], call_id, name, arguments)
+            calls.append(close(ev.TOOL_CALL, data))
+    for call in calls:
         step = call.data["step"]
         assert type(step) is int
         data = ev.tool_result_data(
@@ -165,21 +196,38 @@ def interrupted_turn_closers(events: Sequence[SessionEvent]) -> list[SessionEven
             is_error=True,
             error=_InterruptedError(),
         )
-        seq += 1
-        closers.append(
-            SessionEvent(
-                type=ev.TOOL_RESULT,
-                seq=seq,
-                time=time,
-                data=data,
-                source_event_seqs=(call.seq,),
-                surface_op="append",
-            )
-        )
-    if tracker.open_step is not None:
-        seq += 1
-        data = ev.step_end_data(*tracker.open_step)
-        closers.append(SessionEvent(type=ev.STEP_END, seq=seq, time=time, data=data))
-    data = ev.turn_end_data(turn, ev.end_reason("interrupted"))
-    closers.append(SessionEvent(type=ev.TURN_END, seq=seq + 1, time=time, data=data))
+        close(ev.TOOL_RESULT, data, source=(call.seq,), surface="append")
+    if open_step is not None:
+        close(ev.STEP_END, ev.step_end_data(*open_step))
+    close(ev.TURN_END, ev.turn_end_data(turn, ev.end_reason("interrupted")))
     return closers
+
+
+def _unlogged_calls(
+    events: Sequence[SessionEvent], step: tuple[int, int]
+) -> list[tuple[CallId, str, str]]:
+    """``(id, name, arguments)`` of the tool-call blocks in ``step``'s assistant message that
+    have no ``tool/call`` event, in message order (each id once)."""
+    seen: set[str] = set()
+    content: object = None
+    for event in events:
+        if (event.data.get("turn"), event.data.get("step")) != step:
+            continue
+        if event.type == ev.TOOL_CALL:
+            seen.add(str(event.data["callId"]))
+        elif event.type == ev.ASSISTANT_MESSAGE:
+            content = event.data.get("content")
+    missing: list[tuple[CallId, str, str]] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool-call":
+            continue
+        call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
+        if (
+            isinstance(call_id, str)
+            and isinstance(name, str)
+            and isinstance(arguments, str)
+            and call_id not in seen
+        ):
+            seen.add(call_id)
+            missing.append((CallId(call_id), name, arguments))
+    return missing

@@ -3,23 +3,36 @@
 The log is JSON Lines: a header object on the first line, then one event object per line::
 
     {"type": "session", "version": 0, "id": "s1", ...}          header (not interpreted)
-    {"type": "turn/start", "seq": 0, "time": 1700000000000, "data": {...}}
+    {"type": "step/start", "seq": 4, "time": 1700000000000, "data": {"turn": 1, "step": 1}}
     {"type": "assistant/chunk", "seq": 5, "time": 1700000000100,
      "data": {"turn": 1, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "Hi"}}}
+    {"type": "turn/end", "seq": 9, "time": 1700000000200, "data": {"turn": 1, "reason": {...}}}
 
-Only ``assistant/chunk`` events are read; every other event is skipped. Their chunks (in the
-``chunk_to_json`` record shape) are grouped by ``(turn, step)`` — one group per model call, in
-the order the groups first appear. ``ReplayAdapter`` answers the n-th call with the n-th group;
-a group that never reached ``finish`` (the recorded call was cut off) replays its chunks and
-then waits until cancelled. ``ReplayPlugin`` installs the replay as an ``llm/stream`` listener
-that never calls ``next``, so no real adapter (and no API key) is needed.
+Every ``step/start`` is one model call (the loop starts each step right before its call), and
+so is a ``(turn, step)`` with chunks but no ``step/start`` (minimal logs); calls keep the order
+they first appear in. A call's chunks are its ``assistant/chunk`` events (in the
+``chunk_to_json`` record shape). A call that reached its ``finish`` chunk replays exactly.
+One that did not is settled by its turn's ``turn/end``:
+
+- ``error`` at that step: the call failed; it replays its chunks, then raises ``LlmError``
+  with the recorded message and code (a call that failed before its first chunk has none);
+- ``aborted`` or ``disposed``: cancellation cut it off; it replays its chunks, then waits
+  until cancelled;
+- anything else (``interrupted`` by a crash, or no ``turn/end`` at all): it raises
+  ``LlmError`` (``STREAM_CLOSED``) after its chunks, naming how the recording ended.
+
+Every other event is skipped. A step that failed before its request was sent (an
+``agent/request`` listener raising) cannot be told apart from a call that failed before its
+first chunk, and is replayed as such. ``ReplayAdapter`` answers the n-th call with the n-th
+recorded one. ``ReplayPlugin`` installs the replay as an ``llm/stream`` listener that never
+calls ``next``, so no real adapter (and no API key) is needed.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import anyio
@@ -33,6 +46,7 @@ from dsh_lsp.llm import (
     LLM,
     LLM_STREAM,
     FinishChunk,
+    JsonValue,
     LlmCode,
     LlmError,
     LlmRequest,
@@ -43,15 +57,29 @@ from dsh_lsp.llm import (
 )
 
 CHUNK_EVENT = "assistant/chunk"
+STEP_START_EVENT = "step/start"
+STEP_END_EVENT = "step/end"
+TURN_END_EVENT = "turn/end"
+_CANCELLED = ("aborted", "disposed")
+"""Turn-end kinds that mean cancellation cut an unfinished call off."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayFailure:
+    """How a recorded call failed: the ``LlmError`` it raises after its chunks."""
+
+    message: str
+    code: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplayCall:
-    """The recorded chunks of one model call."""
+    """The recorded chunks of one model call, and its failure if it failed."""
 
     turn: int
     step: int
     chunks: tuple[StreamChunk, ...]
+    failure: ReplayFailure | None = None
 
     @property
     def complete(self) -> bool:
@@ -69,13 +97,22 @@ def _int(value: object, line: int, name: str) -> int:
     return value
 
 
+def _data(record: dict[str, object], line: int) -> dict[str, object]:
+    data = record.get("data")
+    if not isinstance(data, dict):
+        raise _bad(line, f"{record.get('type')} data must be an object")
+    return data
+
+
 def read_session_log(lines: Iterable[str]) -> tuple[ReplayCall, ...]:
-    """The model calls recorded in the JSONL ``lines`` (header first).
+    """The model calls recorded in the JSONL ``lines`` (header first); see the module doc.
 
     Raises ``LlmError`` (``MALFORMED_RECORD``) naming the line for non-JSON lines, a missing
-    header, or an ``assistant/chunk`` event whose data is not a turn, a step and a chunk.
+    header, or a ``step/start``, ``assistant/chunk`` or ``turn/end`` event whose data lacks an
+    integer turn (and step), a chunk, or a reason object.
     """
-    groups: dict[tuple[int, int], list[StreamChunk]] = {}
+    calls: dict[tuple[int, int], list[StreamChunk]] = {}
+    ends: dict[int, dict[str, object]] = {}
     header_seen = False
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -89,23 +126,51 @@ def read_session_log(lines: Iterable[str]) -> tuple[ReplayCall, ...]:
         if not header_seen:
             header_seen = True
             continue
-        if record.get("type") != CHUNK_EVENT:
+        kind = record.get("type")
+        if kind not in (CHUNK_EVENT, STEP_START_EVENT, TURN_END_EVENT):
             continue
-        data = record.get("data")
-        if not isinstance(data, dict):
-            raise _bad(number, "assistant/chunk data must be an object")
-        key = (_int(data.get("turn"), number, "turn"), _int(data.get("step"), number, "step"))
-        try:
-            chunk = chunk_from_json(data.get("chunk"))
-        except LlmError as exc:
-            raise _bad(number, str(exc)) from exc
-        groups.setdefault(key, []).append(chunk)
+        data = _data(record, number)
+        turn = _int(data.get("turn"), number, "turn")
+        if kind == TURN_END_EVENT:
+            reason = data.get("reason")
+            if not isinstance(reason, dict):
+                raise _bad(number, "turn/end reason must be an object")
+            ends[turn] = reason
+            continue
+        chunks = calls.setdefault((turn, _int(data.get("step"), number, "step")), [])
+        if kind == CHUNK_EVENT:
+            try:
+                chunks.append(chunk_from_json(data.get("chunk")))
+            except LlmError as exc:
+                raise _bad(number, str(exc)) from exc
     if not header_seen:
         raise _bad(1, "the log has no header line")
     return tuple(
-        ReplayCall(turn=turn, step=step, chunks=tuple(chunks))
-        for (turn, step), chunks in groups.items()
+        _settle(ReplayCall(turn=turn, step=step, chunks=tuple(chunks)), ends.get(turn))
+        for (turn, step), chunks in calls.items()
     )
+
+
+def _settle(call: ReplayCall, end: dict[str, object] | None) -> ReplayCall:
+    """``call`` with the failure its turn's end records for it (see the module docstring)."""
+    if call.complete:
+        return call
+    kind = None if end is None else end.get("kind")
+    if end is not None and kind == "error" and end.get("step") == call.step:
+        message, code = end.get("message"), end.get("code")
+        failure = ReplayFailure(
+            message=message if isinstance(message, str) else "the recorded call failed",
+            code=code if isinstance(code, str) else "UNKNOWN",
+        )
+        return replace(call, failure=failure)
+    if kind in _CANCELLED:
+        return call
+    how = "no turn/end" if kind is None else f"turn/end {kind}"
+    failure = ReplayFailure(
+        message=f"the recorded call ended before its finish ({how})",
+        code=LlmCode.STREAM_CLOSED,
+    )
+    return replace(call, failure=failure)
 
 
 def load_session_log(path: Path) -> tuple[ReplayCall, ...]:
@@ -115,15 +180,30 @@ def load_session_log(path: Path) -> tuple[ReplayCall, ...]:
 
 
 def session_log_lines(calls: Sequence[ReplayCall], *, session_id: str = "replay") -> list[str]:
-    """A minimal session log (header plus ``assistant/chunk`` events) recording ``calls``."""
+    """A minimal session log recording ``calls``: per call ``step/start``, its chunks and
+    ``step/end``; a failed call ends its turn with an ``error`` reason, a call cut off without
+    a failure with ``aborted``. ``read_session_log`` reads it back equal."""
     lines = [dumps_compact({"type": "session", "version": 0, "id": session_id})]
-    seq = 0
+
+    def add(kind: str, data: dict[str, JsonValue]) -> None:
+        lines.append(dumps_compact({"type": kind, "seq": len(lines) - 1, "time": 0, "data": data}))
+
     for call in calls:
+        step: dict[str, JsonValue] = {"turn": call.turn, "step": call.step}
+        add(STEP_START_EVENT, step)
         for chunk in call.chunks:
-            data = {"turn": call.turn, "step": call.step, "chunk": chunk_to_json(chunk)}
-            event = {"type": CHUNK_EVENT, "seq": seq, "time": 0, "data": data}
-            lines.append(dumps_compact(event))
-            seq += 1
+            add(CHUNK_EVENT, {**step, "chunk": chunk_to_json(chunk)})
+        add(STEP_END_EVENT, step)
+        if call.failure is not None:
+            reason: dict[str, JsonValue] = {
+                "kind": "error",
+                "step": call.step,
+                "message": call.failure.message,
+                "code": call.failure.code,
+            }
+            add(TURN_END_EVENT, {"turn": call.turn, "reason": reason})
+        elif not call.complete:
+            add(TURN_END_EVENT, {"turn": call.turn, "reason": {"kind": "aborted"}})
     return lines
 
 
@@ -145,7 +225,9 @@ class ReplayAdapter:
         return len(self._calls) - self._next
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
-        """Replay the next recorded call (see the module docstring for incomplete ones)."""
+        """Replay the next recorded call (see the module docstring for incomplete ones).
+
+        Raises ``LlmError``: the recorded failure, or ``REPLAY_EXHAUSTED``."""
         self.requests.append(request)
         if self._next >= len(self._calls):
             raise LlmError(
@@ -158,6 +240,8 @@ class ReplayAdapter:
         for chunk in call.chunks:
             await anyio.lowlevel.checkpoint()
             yield chunk
+        if call.failure is not None:
+            raise LlmError(call.failure.message, code=call.failure.code)
         if not call.complete:
             await anyio.sleep_forever()
 

@@ -83,6 +83,7 @@ from .schema import spec_to_schema as spec_to_schema
 from .system_prompt import SYSTEM_PROMPT as SYSTEM_PROMPT
 from .system_prompt import SystemPrompt as SystemPrompt
 from .system_prompt import ToolProvider as ToolProvider
+from .validation import UnparsedArguments as UnparsedArguments
 from .validation import check_args as check_args
 from .validation import parse_arguments as parse_arguments
 from .validation import validate_args as validate_args
@@ -148,6 +149,7 @@ __all__ = (
     "ToolResultView",
     "ToolsConfig",
     "ToolsPlugin",
+    "UnparsedArguments",
     "check_args",
     "copy_schema",
     "define_tool",

@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 class ToolExecution:
     """One call of one tool, as the caller (usually the agent loop) hands it to the registry.
 
-    ``arguments`` is the parsed JSON, or the raw text when it did not parse (validation then
-    rejects it). ``session`` is the caller's session, whose ``header.cwd`` anchors relative
-    paths. Cancellation arrives as anyio cancellation of the awaiting task; ``cancel``, when
+    ``arguments`` is what ``parse_arguments`` made of the raw text: the parsed JSON, or the
+    text as ``UnparsedArguments`` when it did not parse (validation then rejects it).
+    ``session`` is the caller's session, whose ``header.cwd`` anchors relative paths.
+    Cancellation arrives as anyio cancellation of the awaiting task; ``cancel``, when
     given, is an event the caller sets as well, for tools that poll instead of awaiting.
     ``title`` is a display title chosen by the caller, if any.
     """

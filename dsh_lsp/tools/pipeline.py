@@ -11,6 +11,13 @@ One call goes through, in order:
 4. ``tools/post-execute`` waterfall over that result (failures included) → ``Accept`` (content
    may replace the result's) | ``Block(feedback)`` (an error result with the feedback).
 
+A result the session could not log (``result_check``: content, error and ``meta`` must be
+lossless JSON in the shape of a ``tool/result`` event) becomes an ``INVALID_TOOL_OUTPUT`` error
+result without ``meta``: at step 3 when the tool returned it (post-execute then sees the
+error), after step 4 when a listener's replacement content or context brought it. The error
+is chosen over silently dropping ``meta`` so that a broken tool is visible to the model and in
+the log rather than losing its presentation data unnoticed.
+
 A listener that raises turns the whole call into an error result as well, so the pipeline
 never raises for anything but cancellation, which propagates untouched.
 """
@@ -23,7 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, assert_never
 
 from dsh_lsp.kernel import Context, DshError
-from dsh_lsp.llm import ContentBlock, TextBlock, dumps_compact
+from dsh_lsp.llm import ContentBlock, TextBlock
 
 from .decisions import (
     Accept,
@@ -49,6 +56,7 @@ from .errors import (
 )
 from .events import TOOLS_POST_EXECUTE, TOOLS_PRE_EXECUTE
 from .permissions import PERMISSIONS, PermissionMemory
+from .result_check import context_problem, result_problem
 from .validation import check_args
 
 if TYPE_CHECKING:
@@ -176,15 +184,14 @@ def _to_result(name: str, output: ToolOutput) -> ToolResult:
             f"tool {name!r} returned a {type(output).__name__}, not content blocks",
             code=INVALID_TOOL_OUTPUT,
         )
-    blocks = _blocks(name, content)
-    if meta is not None:
-        try:
-            dumps_compact(meta)
-        except (TypeError, ValueError):
-            raise ToolError(
-                f"tool {name!r} returned meta that is not JSON", code=INVALID_TOOL_OUTPUT
-            ) from None
-    return ToolResult(content=blocks, meta=meta)
+    result = ToolResult(content=_blocks(name, content), meta=meta)
+    problem = result_problem(result)
+    if problem is not None:
+        raise ToolError(
+            f"tool {name!r} returned a result the session cannot log ({problem})",
+            code=INVALID_TOOL_OUTPUT,
+        )
+    return result
 
 
 def _blocks(name: str, content: Sequence[object]) -> tuple[ContentBlock, ...]:
@@ -212,4 +219,15 @@ def _apply_post(result: ToolResult, decision: PostToolDecision) -> ExecutionOutc
             )
         case _:
             assert_never(decision)
-    return ExecutionOutcome(result=final, additional_context=tuple(extra or ()))
+    context = tuple(extra or ())
+    problem = None if final is result else result_problem(final)
+    if problem is None and context:
+        problem = context_problem(context)
+    if problem is not None:
+        logger.warning("a tools/post-execute listener produced unloggable output: %s", problem)
+        error = ToolError(
+            f"a tools/post-execute listener produced a result the session cannot log ({problem})",
+            code=INVALID_TOOL_OUTPUT,
+        )
+        return ExecutionOutcome(result=error_result(error))
+    return ExecutionOutcome(result=final, additional_context=context)

@@ -4,7 +4,8 @@
 returns every violation in declaration order (empty when valid); ``check_args`` raises them as
 one ``ToolArgsError``. The semantics, deliberately narrow:
 
-- the top level must be a JSON object (``"arguments" must be an object`` otherwise);
+- the top level must be a JSON object (``"arguments" must be an object`` otherwise); text
+  ``parse_arguments`` could not decode reads ``not valid JSON (<decoder message>)`` instead;
 - only keys listed in ``required`` are required; extra keys are allowed; defaults are never
   applied; a key is missing only when it is absent (an explicit ``null`` is present);
 - ``bool`` is neither a number nor an integer; ``integer`` also accepts integral floats
@@ -14,14 +15,15 @@ one ``ToolArgsError``. The semantics, deliberately narrow:
 
 The supported keywords are ``type`` (a name or a list of names), ``properties``,
 ``required``, ``items`` and ``enum``; anything else is ignored. ``parse_arguments`` turns the
-raw argument text a model streamed into the value to validate.
+raw argument text a model streamed into the value to validate: its JSON value, or the text as
+``UnparsedArguments`` (a ``str`` that also carries why decoding failed).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TypeGuard, cast
+from typing import Self, TypeGuard, cast
 
 from dsh_lsp.llm import JsonObject, JsonValue, dumps_compact, loads_strict
 
@@ -38,20 +40,38 @@ _NAMES = {
 }
 
 
+class UnparsedArguments(str):
+    """Argument text that is not strict JSON, as ``parse_arguments`` returns it.
+
+    It equals the raw text (it is that string) and adds ``reason``, the decoder's message, so
+    validation can tell it from a JSON string value and report why the text did not decode.
+    """
+
+    reason: str
+
+    def __new__(cls, text: str, reason: str) -> Self:
+        """The raw ``text`` marked as undecodable for ``reason``."""
+        self = super().__new__(cls, text)
+        self.reason = reason
+        return self
+
+
 def parse_arguments(raw: str) -> JsonValue | str:
     """The JSON value of a tool call's raw argument text.
 
     Blank text means ``{}``. Text that is not strict JSON (``NaN`` and ``Infinity`` included)
-    comes back unchanged as the string, so validation then reports that the arguments are not
-    an object. Never raises.
+    comes back as ``UnparsedArguments`` (equal to the text), so validation then reports
+    ``not valid JSON (<decoder message>)``. Never raises.
     """
     if not raw.strip():
         return {}
     try:
         # loads_strict returns what json.loads returns: a JSON value.
         return cast(JsonValue, loads_strict(raw))
-    except (ValueError, RecursionError):
-        return raw
+    except ValueError as exc:
+        return UnparsedArguments(raw, str(exc))
+    except RecursionError:
+        return UnparsedArguments(raw, "nested too deeply")
 
 
 def validate_args(schema: JsonObject, value: object) -> list[str]:
@@ -59,6 +79,8 @@ def validate_args(schema: JsonObject, value: object) -> list[str]:
 
     ``value`` may be anything; the function never raises for a value it cannot accept.
     """
+    if isinstance(value, UnparsedArguments):
+        return [f"not valid JSON ({value.reason})"]
     if not _is_object(value):
         return ['"arguments" must be an object']
     problems: list[str] = []

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dsh_lsp.llm import (
     CallId,
+    Message,
     PluginSource,
     SessionId,
     TextBlock,
     TextDelta,
     TokenUsage,
     ToolCallBlock,
+    ToolResultBlock,
     UserSource,
 )
 from dsh_lsp.session import (
@@ -130,3 +133,36 @@ def open_turn_with_calls(session: Session) -> tuple[CallId, ...]:
     session.append(TOOL_CALL, tool_call_data(turn, 1, ids[1], "read", "{}"))
     session.append(TOOL_CALL, tool_call_data(turn, 1, ids[2], "read", "{}"))
     return ids[1:]
+
+
+def open_turn_torn_after_message(session: Session, logged: int) -> tuple[CallId, ...]:
+    """Start a turn whose step asked for three tools, as a crash after the assistant message
+    leaves it: only the first ``logged`` calls have a ``tool/call``, none has a result.
+
+    Returns the ids of the three calls. The turn and its step stay open.
+    """
+    turn = session.last_turn() + 1
+    session.append(TURN_START, turn_start_data(turn, message_trigger(UserSource())))
+    session.append(
+        USER_MESSAGE, user_message_data([TextBlock(text="go")], UserSource()), surface_op="append"
+    )
+    session.append(STEP_START, step_start_data(turn, 1))
+    ids = tuple(CallId(f"t{turn}-{n}") for n in range(3))
+    calls = [ToolCallBlock(id=i, name="read", arguments=f'{{"n":{n}}}') for n, i in enumerate(ids)]
+    session.append(
+        ASSISTANT_MESSAGE,
+        assistant_message_data(turn, 1, [TextBlock(text="reading"), *calls]),
+        surface_op="append",
+    )
+    for call in calls[:logged]:
+        session.append(TOOL_CALL, tool_call_data(turn, 1, call.id, call.name, call.arguments))
+    return ids
+
+
+def unanswered_calls(messages: Sequence[Message]) -> set[CallId]:
+    """Ids of the tool calls in ``messages`` that no tool result answers."""
+    calls = {b.id for m in messages for b in m.content if isinstance(b, ToolCallBlock)}
+    results = {
+        b.tool_call_id for m in messages for b in m.content if isinstance(b, ToolResultBlock)
+    }
+    return calls - results

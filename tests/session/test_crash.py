@@ -19,6 +19,7 @@ from dsh_lsp.session import (
 )
 
 from .crash_writer import SESSION_ID, expected_session
+from .scenarios import unanswered_calls
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 
@@ -110,6 +111,7 @@ async def test_a_killed_writer_loses_nothing_it_flushed(
     resumed = Session(loaded.header, seed=loaded.events)
     assert resumed.open_turn() is None
     assert resumed.pending_tool_calls() == ()
+    assert unanswered_calls(resumed.derive_messages()) == set()
     again = await _load(kind, storage)
     assert [encode_event(event) for event in again.events] == lines
     assert not again.repaired

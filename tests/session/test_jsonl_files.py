@@ -11,12 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh_lsp.session import (
+    JsonlPersistence,
     default_sessions_dir,
     default_sqlite_path,
     default_state_dir,
+    encode_event,
 )
 from dsh_lsp.session.durable_files import append, publish
 from dsh_lsp.session.jsonl_layout import bucket_name, encode_id, log_path
+
+from .scenarios import complete_turn, new_session
 
 _SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~")
 
@@ -100,3 +104,37 @@ def test_a_failed_append_rolls_back_to_the_previous_size(
     assert target.read_bytes() == b"kept\n"
     append(target, b"next\n")
     assert target.read_bytes() == b"kept\nnext\n"
+
+
+async def test_a_failed_timestamp_update_never_fails_a_durable_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    session = new_session("stamp")
+    complete_turn(session)
+    backend = JsonlPersistence(tmp_path)
+    await backend.create(session.header)
+    await backend.append(session.id, session.events[:5])
+    stamped: list[object] = []
+
+    def refuse(path: object, *args: object, **kwargs: object) -> None:
+        stamped.append(path)
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "utime", refuse)
+    await backend.append(session.id, session.events[5:])
+    fresh = new_session("stamp-new")
+    complete_turn(fresh)
+    await backend.create(fresh.header)
+    await backend.append(fresh.id, fresh.events[:])
+    monkeypatch.undo()
+    assert len(stamped) == 2
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"could not stamp {path}: [Errno 1] Operation not permitted"
+        for path in (backend.path_of(session.header), backend.path_of(fresh.header))
+    ]
+    for stored in (session, fresh):
+        loaded = await JsonlPersistence(tmp_path).load(stored.id)
+        assert not loaded.repaired
+        assert [encode_event(e) for e in loaded.events] == [encode_event(e) for e in stored.events]
+    complete_turn(session)
+    await backend.append(session.id, session.events[len(loaded.events) :])

@@ -11,6 +11,7 @@ from dsh_lsp.llm import SessionId, TextBlock, ToolResultBlock
 from dsh_lsp.session import (
     INTERRUPTED_RESULT_TEXT,
     STEP_END,
+    TOOL_CALL,
     TOOL_RESULT,
     TURN_END,
     Session,
@@ -22,7 +23,14 @@ from dsh_lsp.session import (
 )
 
 from .backends import Harness
-from .scenarios import FakeClock, complete_turn, new_session, open_turn_with_calls
+from .scenarios import (
+    FakeClock,
+    complete_turn,
+    new_session,
+    open_turn_torn_after_message,
+    open_turn_with_calls,
+    unanswered_calls,
+)
 
 
 def _lines(events: Sequence[SessionEvent]) -> list[str]:
@@ -209,6 +217,29 @@ async def test_an_interrupted_turn_is_closed_durably(harness: Harness, clock: Fa
         m.content[0] for m in resumed.derive_messages() if isinstance(m.content[0], ToolResultBlock)
     ]
     assert [r.content for r in results[-2:]] == [(TextBlock(text=INTERRUPTED_RESULT_TEXT),)] * 2
+    assert unanswered_calls(resumed.derive_messages()) == set()
+
+
+async def test_calls_only_in_the_assistant_message_are_answered_durably(
+    harness: Harness,
+) -> None:
+    session = new_session("torn-calls")
+    complete_turn(session)
+    ids = open_turn_torn_after_message(session, 1)
+    await _store(harness.open(), session)
+    loaded = await harness.open().load(session.id)
+    assert loaded.repaired
+    closers = loaded.events[len(session) :]
+    assert [e.type for e in closers] == [
+        TOOL_CALL, TOOL_CALL, TOOL_RESULT, TOOL_RESULT, TOOL_RESULT, STEP_END, TURN_END
+    ]  # fmt: skip
+    assert [e.data["callId"] for e in closers[:5]] == [*ids[1:], *ids]
+    again = await harness.open().load(session.id)
+    assert not again.repaired
+    assert _lines(again.events) == _lines(loaded.events)
+    resumed = Session.restore(again)
+    assert resumed.open_turn() is None
+    assert unanswered_calls(resumed.derive_messages()) == set()
 
 
 async def test_list_reports_headers_newest_first(harness: Harness, clock: FakeClock) -> None:

@@ -8,6 +8,9 @@ import pytest
 
 from dsh_lsp.llm import UserSource
 from dsh_lsp.session import (
+    STEP_END,
+    TOOL_CALL,
+    TOOL_RESULT,
     TURN_END,
     USER_MESSAGE,
     JsonlPersistence,
@@ -20,7 +23,13 @@ from dsh_lsp.session import (
 )
 from dsh_lsp.session.recovery import interrupted_turn_closers, scan
 
-from .scenarios import complete_turn, new_session, open_turn_with_calls
+from .scenarios import (
+    complete_turn,
+    new_session,
+    open_turn_torn_after_message,
+    open_turn_with_calls,
+    unanswered_calls,
+)
 
 
 def _texts(session: Session) -> list[str]:
@@ -134,6 +143,55 @@ def test_closers_answer_calls_in_order() -> None:
     assert closers[0].data["content"] == [
         {"type": "text", "text": "Tool call interrupted before it produced a result."}
     ]
+
+
+@pytest.mark.parametrize("logged", [0, 1, 3])
+def test_closers_log_the_calls_a_crash_left_only_in_the_assistant_message(logged: int) -> None:
+    session = new_session()
+    complete_turn(session)
+    ids = open_turn_torn_after_message(session, logged)
+    closers = interrupted_turn_closers(list(session.events))
+    new_calls = [c for c in closers if c.type == TOOL_CALL]
+    assert [c.data["callId"] for c in new_calls] == list(ids[logged:])
+    assert [c.data["arguments"] for c in new_calls] == [f'{{"n":{n}}}' for n in range(logged, 3)]
+    assert all(c.source_event_seqs is None and c.surface_op is None for c in new_calls)
+    assert all(c.data["step"] == 1 for c in closers if c.type in (TOOL_CALL, TOOL_RESULT))
+    results = [c for c in closers if c.type == TOOL_RESULT]
+    assert [r.data["callId"] for r in results] == list(ids)
+    call_seqs = {
+        e.data["callId"]: e.seq for e in (*session.events, *closers) if e.type == TOOL_CALL
+    }
+    assert [r.source_event_seqs for r in results] == [(call_seqs[i],) for i in ids]
+    assert [c.type for c in closers[-2:]] == [STEP_END, TURN_END]
+    assert [c.seq for c in closers] == list(range(len(session), len(session) + len(closers)))
+    resumed = Session(session.header, seed=(*session.events, *closers))
+    assert resumed.open_turn() is None
+    assert resumed.pending_tool_calls() == ()
+    assert unanswered_calls(resumed.derive_messages()) == set()
+
+
+async def test_a_tear_after_the_assistant_message_leaves_no_call_unanswered(
+    tmp_path: Path,
+) -> None:
+    session = new_session("torn-calls")
+    complete_turn(session)
+    open_turn_torn_after_message(session, 1)
+    backend = JsonlPersistence(tmp_path)
+    await backend.create(session.header)
+    await backend.append(session.id, session.events[:])
+    _tear_last_record(tmp_path)
+    loaded = await JsonlPersistence(tmp_path).load(session.id)
+    assert loaded.repaired
+    resumed = Session.restore(loaded)
+    assert resumed.open_turn() is None
+    assert unanswered_calls(resumed.derive_messages()) == set()
+
+
+def _tear_last_record(root: Path) -> None:
+    """Cut the last record of the only log under ``root`` after its first 19 bytes."""
+    (path,) = root.glob("*/*.jsonl")
+    data = path.read_bytes()
+    path.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 20])
 
 
 async def test_list_skips_files_without_a_valid_header(tmp_path: Path) -> None:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import enum
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import ClassVar, Self
+
 import anyio
 import pytest
 
 from dsh_lsp.kernel import DshError
-from dsh_lsp.llm import JsonObject, TextBlock
+from dsh_lsp.llm import ExtensionBlock, JsonObject, JsonValue, TextBlock
 from dsh_lsp.tools import (
     INVALID_TOOL_OUTPUT,
     TOOL_BLOCKED,
@@ -16,6 +22,7 @@ from dsh_lsp.tools import (
     Allow,
     Block,
     Deny,
+    ExecutionOutcome,
     PostExecutePayload,
     PostToolDecision,
     PreToolDecision,
@@ -26,6 +33,7 @@ from dsh_lsp.tools import (
     ToolOutput,
     ToolResult,
     define_tool,
+    parse_arguments,
 )
 from dsh_lsp.tools.errors import ToolError
 
@@ -151,13 +159,13 @@ async def test_bad_arguments_become_an_error_result_before_the_tool_runs() -> No
     async with tools_kernel() as h:
         h.registry.register(text_tool("read", required=True))
         wrong = (await h.registry.execute(call("read", {"path": 3}))).result
-        raw = (await h.registry.execute(call("read", '{"path": NaN}'))).result
+        raw = (await h.registry.execute(call("read", parse_arguments('{"path": NaN}')))).result
     assert wrong == ToolResult(
         content=blocks('Error: invalid arguments: "path" must be a string'),
         is_error=True,
         error=ToolErrorInfo(name="ToolArgsError", code="INVALID_ARGS"),
     )
-    assert texts(raw) == ['Error: invalid arguments: "arguments" must be an object']
+    assert texts(raw) == ["Error: invalid arguments: not valid JSON (NaN is not valid JSON)"]
 
 
 async def test_an_unknown_tool_becomes_an_unknown_tool_result() -> None:
@@ -176,7 +184,40 @@ NOT_JSON_META = ToolOutcome(content=(), meta={"x": {1, 2}})  # type: ignore[dict
 """Meta holding a set: typing forbids it, so the registry must catch it at run time."""
 
 
-@pytest.mark.parametrize("output", ["text", [TextBlock(text="a"), "b"], NOT_JSON_META])
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairBlock(ExtensionBlock):
+    """An extension block whose ``to_json`` leaks a tuple (JSON-encodable, not lossless)."""
+
+    kind: ClassVar[str] = "test-pair"
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"pair": (1, 2)}  # typing allows a tuple (a Sequence); the session does not
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Self:
+        return cls()
+
+
+UNLOGGABLE_OUTPUTS: list[object] = [
+    ToolOutcome(content=(), meta={"a": (1, 2)}),
+    ToolOutcome(content=(), meta={"level": Level.LOW}),
+    ToolOutcome(content=(), meta=OrderedDict(a=1)),
+    ToolOutcome(content=(), meta={"inner": {1: "x"}}),  # type: ignore[dict-item]
+    ToolOutcome(content=(), meta={"inner": OrderedDict(a=1)}),
+    ToolOutcome(content=(), meta={"x": math.nan}),
+    [PairBlock()],
+]
+"""Output ``dumps_compact`` accepts (and typing, for tuples and subclasses) but the session
+log refuses."""
+
+
+@pytest.mark.parametrize(
+    "output", ["text", [TextBlock(text="a"), "b"], NOT_JSON_META, *UNLOGGABLE_OUTPUTS]
+)
 async def test_malformed_tool_output_becomes_an_error_result(output: object) -> None:
     async def execute(args: JsonObject, execution: ToolExecution) -> ToolOutput:
         # Deliberately not a ToolOutput: the registry must catch what typing would.
@@ -187,19 +228,62 @@ async def test_malformed_tool_output_becomes_an_error_result(output: object) -> 
         result = (await h.registry.execute(call("t"))).result
     assert result.is_error
     assert result.error == ToolErrorInfo(name="ToolError", code=INVALID_TOOL_OUTPUT)
+    assert result.meta is None
 
 
-async def test_accept_with_content_replaces_what_the_model_reads() -> None:
+async def test_unloggable_meta_is_reported_with_its_path() -> None:
+    async def execute(args: JsonObject, execution: ToolExecution) -> ToolOutput:
+        return ToolOutcome(content=blocks("x"), meta={"a": {"b": (1, 2)}})
+
+    async with tools_kernel() as h:
+        h.registry.register(define_tool("t", "t", {}, execute))
+        result = (await h.registry.execute(call("t"))).result
+    assert texts(result) == [
+        "Error: tool 't' returned a result the session cannot log "
+        "(at $.meta.a.b: tuple is not a JSON type)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "decision",
+    [
+        Accept(content=(PairBlock(),)),
+        Accept(additional_context=(PairBlock(),)),
+        Block(feedback=("not", "text")),  # type: ignore[arg-type]  # the defect under test
+    ],
+    ids=["content", "context", "feedback"],
+)
+async def test_unloggable_post_execute_output_becomes_an_error_result(
+    decision: PostToolDecision,
+) -> None:
+    outcome = await _post_executed(decision, ToolOutcome(content=blocks("fine"), meta={"m": 1}))
+    assert outcome.result.is_error
+    assert outcome.result.error == ToolErrorInfo(name="ToolError", code=INVALID_TOOL_OUTPUT)
+    assert outcome.result.meta is None
+    assert outcome.additional_context == ()
+
+
+async def _post_executed(decision: PostToolDecision, output: ToolOutcome) -> ExecutionOutcome:
+    """Run tool ``t`` answering ``output`` under a post-execute listener that decides
+    ``decision``."""
+
     async def rewrite(payload: PostExecutePayload, next_: PostNext) -> PostToolDecision:
-        return Accept(content=blocks("[redacted]"), additional_context=blocks("note"))
+        return decision
 
     async def execute(args: JsonObject, execution: ToolExecution) -> ToolOutput:
-        return ToolOutcome(content=blocks("secret"), meta={"m": 1})
+        return output
 
     async with tools_kernel() as h:
         h.registry.register(define_tool("t", "t", {}, execute))
         h.ctx.on(TOOLS_POST_EXECUTE, rewrite)
-        outcome = await h.registry.execute(call("t"))
+        return await h.registry.execute(call("t"))
+
+
+async def test_accept_with_content_replaces_what_the_model_reads() -> None:
+    outcome = await _post_executed(
+        Accept(content=blocks("[redacted]"), additional_context=blocks("note")),
+        ToolOutcome(content=blocks("secret"), meta={"m": 1}),
+    )
     assert outcome.result == ToolResult(content=blocks("[redacted]"), meta={"m": 1})
     assert outcome.additional_context == blocks("note")
 

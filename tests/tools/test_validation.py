@@ -140,10 +140,25 @@ def test_parse_arguments(raw: str, parsed: JsonValue) -> None:
     assert parse_arguments(raw) == parsed
 
 
-def test_unparseable_arguments_fail_validation_as_not_an_object() -> None:
-    assert validate_args(SCHEMA, parse_arguments('{"path": NaN}')) == [
-        '"arguments" must be an object'
-    ]
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        ('{"path": "x"', "not valid JSON (Expecting ',' delimiter: line 1 column 13 (char 12))"),
+        ('{"path": NaN}', "not valid JSON (NaN is not valid JSON)"),
+        ("[-Infinity]", "not valid JSON (-Infinity is not valid JSON)"),
+        ("read a.py", "not valid JSON (Expecting value: line 1 column 1 (char 0))"),
+        ("[" * 100_000, "not valid JSON (nested too deeply)"),
+    ],
+)
+def test_unparseable_arguments_are_reported_as_invalid_json(raw: str, problem: str) -> None:
+    assert validate_args(SCHEMA, parse_arguments(raw)) == [problem]
+    with pytest.raises(ToolArgsError, match=r"^invalid arguments: not valid JSON \("):
+        check_args(SCHEMA, parse_arguments(raw))
+
+
+def test_valid_json_that_is_not_an_object_is_reported_as_such() -> None:
+    for raw in ('"read a.py"', "[1]", "3", "null"):
+        assert validate_args(SCHEMA, parse_arguments(raw)) == ['"arguments" must be an object']
 
 
 @given(specs, json_values)

@@ -9,6 +9,8 @@ Rules (one translator per model call):
   ``name`` come with a call's first fragment; a fragment without an ``index`` continues the
   last call unless it brings a new id;
 * harness indexes are allocated 0, 1, 2… in first-seen order;
+* a call the stream never gave an id gets ``call_<uuid4 hex>`` in its ``BlockEnd``, so ids
+  stay unique across the steps of a conversation;
 * ``finish_reason`` and ``usage`` are held back until ``finish()`` (the ``[DONE]`` sentinel),
   which emits every ``BlockEnd`` in opening order, then the usage (last report wins), then the
   finish. ``length`` maps to max-tokens; ``stop`` or no reason maps to tool-calls when the
@@ -20,6 +22,8 @@ are subtracted from ``prompt_tokens`` so input counts stay disjoint.
 """
 
 from __future__ import annotations
+
+import uuid
 
 from dsh_lsp.llm.blocks import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
 from dsh_lsp.llm.chunks import (
@@ -213,7 +217,9 @@ class StreamTranslator:
         if self._text.index is not None:
             blocks.append((self._text.index, TextBlock(text="".join(self._text.parts))))
         for call in self._calls.values():
-            call_id = CallId(call.id if call.id is not None else f"call-{call.index}")
+            if call.id is None:
+                call.id = f"call_{uuid.uuid4().hex}"
+            call_id = CallId(call.id)
             arguments = "".join(call.parts)
             block = ToolCallBlock(id=call_id, name=call.name or "", arguments=arguments)
             blocks.append((call.index, block))

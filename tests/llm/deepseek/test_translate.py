@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Mapping
 
 import pytest
@@ -129,6 +130,31 @@ def test_parallel_calls_in_one_delta_get_their_own_blocks() -> None:
         BlockEnd(index=1, block=ToolCallBlock(id=CallId("b"), name="ls", arguments="{}")),
     ]
     assert out[-1] == FinishChunk(reason=FinishToolCalls())
+
+
+def test_calls_without_an_id_get_ids_unique_across_streams() -> None:
+    nameless = {
+        "tool_calls": [
+            {"index": 0, "function": {"name": "read", "arguments": "{}"}},
+            {"index": 1, "function": {"name": "ls", "arguments": "{}"}},
+        ]
+    }
+    ids: list[str] = []
+    for _ in range(2):  # two model calls, e.g. two steps of one turn
+        ends = [c for c in translate([chunk(nameless), "[DONE]"]) if isinstance(c, BlockEnd)]
+        for end in ends:
+            assert isinstance(end.block, ToolCallBlock)
+            assert re.fullmatch(r"call_[0-9a-f]{32}", end.block.id)
+            ids.append(end.block.id)
+    assert len(set(ids)) == 4
+
+
+def test_a_generated_id_is_stable_within_its_stream() -> None:
+    translator = StreamTranslator()
+    nameless = {"tool_calls": [{"index": 0, "function": {"name": "read", "arguments": "{}"}}]}
+    translator.feed(parse_chat_chunk(chunk(nameless)))
+    first, second = translator.finish(), translator.finish()
+    assert first == second
 
 
 def test_wire_indexes_map_to_first_seen_harness_indexes() -> None:
