@@ -1,0 +1,50 @@
+---@brief
+---
+--- dsh-lsp: the dsh coding agent served as a language server (this repository).
+---
+--- `vim.lsp.enable('dsh')` starts it for every file buffer; the workspace root is the
+--- nearest `root_markers` match (see `require('dsh').setup`), else the current directory.
+--- The capabilities turn on the rich `dsh/*` protocol and versioned edits; the handlers
+--- route session updates to the chat, permission requests to `vim.ui.select`, and wrap
+--- `workspace/applyEdit` so a stale edit is refused instead of silently skipped.
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'dsh-lsp' },
+  root_dir = function(bufnr, on_dir)
+    if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+      return
+    end
+    local markers = require('dsh.config').options.root_markers
+    on_dir(vim.fs.root(bufnr, markers) or vim.fn.getcwd())
+  end,
+  capabilities = {
+    experimental = {
+      dsh = { version = 1, sessionUpdates = true, permissions = true },
+    },
+    workspace = {
+      applyEdit = true,
+      workspaceEdit = { documentChanges = true },
+    },
+  },
+  init_options = require('dsh.config').server_settings(),
+  settings = { dsh = require('dsh.config').server_settings() },
+  handlers = {
+    ['dsh/session/update'] = function(...)
+      return require('dsh.client').on_update(...)
+    end,
+    ['dsh/requestPermission'] = function(...)
+      return require('dsh.permission').handler(...)
+    end,
+    ['workspace/applyEdit'] = function(...)
+      return require('dsh.edits').handler(...)
+    end,
+  },
+  on_exit = function(code, signal)
+    if code ~= 0 then
+      require('dsh.client').record_error(
+        string.format('the server exited with code %d (signal %d)', code, signal or 0)
+      )
+    end
+  end,
+}

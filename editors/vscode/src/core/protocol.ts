@@ -1,0 +1,159 @@
+/**
+ * The `dsh/*` wire contract as the extension sees it (pure: no `vscode`, no DOM).
+ *
+ * Method names, the capability the client advertises, and the shapes of every request,
+ * result and notification. Inbound data is checked by the parsers in `parse.ts`.
+ */
+
+export const Methods = {
+  sessionNew: 'dsh/session/new',
+  sessionList: 'dsh/session/list',
+  sessionResume: 'dsh/session/resume',
+  prompt: 'dsh/prompt',
+  cancel: 'dsh/cancel',
+  sessionUpdate: 'dsh/session/update',
+  requestPermission: 'dsh/requestPermission',
+} as const;
+
+/** What the client puts under `capabilities.experimental.dsh` in `initialize`. */
+export const CLIENT_CAPABILITY = { version: 1, sessionUpdates: true, permissions: true } as const;
+
+export interface Position {
+  line: number;
+  character: number;
+}
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'resource_link'; uri: string; range?: Range };
+
+export const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'cancelled', 'refusal'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export const TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other'] as const;
+export type ToolKind = (typeof TOOL_KINDS)[number];
+
+export const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
+export type ToolStatus = (typeof TOOL_STATUSES)[number];
+
+export const PERMISSION_KINDS = ['allow_once', 'allow_always', 'reject_once', 'reject_always'] as const;
+export type PermissionKind = (typeof PERMISSION_KINDS)[number];
+
+export const SESSION_STATES = ['running', 'idle', 'requires_action'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  reasoningTokens?: number;
+}
+
+export type ToolCallContent =
+  | { type: 'text'; text: string }
+  | { type: 'diff'; path: string; oldText?: string | null; newText: string };
+
+export interface ToolLocation {
+  path: string;
+  line?: number;
+}
+
+/** A `tool_call` upsert: fields left out are unchanged. */
+export interface ToolCallPatch {
+  toolCallId: string;
+  name?: string;
+  title?: string;
+  toolKind?: ToolKind;
+  status?: ToolStatus;
+  rawInput?: unknown;
+  content?: ToolCallContent[];
+  locations?: ToolLocation[];
+}
+
+export interface PlanEntry {
+  content: string;
+  status?: string;
+  priority?: string;
+}
+
+export type SessionUpdate =
+  | { kind: 'user_message'; content: ContentBlock[] }
+  | { kind: 'agent_message_chunk'; text: string }
+  | { kind: 'agent_thought_chunk'; text: string }
+  | ({ kind: 'tool_call' } & ToolCallPatch)
+  | { kind: 'plan_update'; entries: PlanEntry[] }
+  | { kind: 'state_update'; state: SessionState; stopReason?: StopReason; error?: TurnError }
+  | ({ kind: 'usage_update' } & Usage);
+
+/** Why a turn failed: the harness error code (`AUTH`, `RATE_LIMIT`…) and a message for people. */
+export interface TurnError {
+  code?: string;
+  message: string;
+}
+
+export interface SessionUpdateParams {
+  sessionId: string;
+  update: SessionUpdate;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  /** Milliseconds since the Unix epoch (an ISO string is accepted too). */
+  createdAt?: number | string;
+  updatedAt?: number | string;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: PermissionKind;
+}
+
+export interface PermissionToolCall {
+  toolCallId: string;
+  title: string;
+  toolKind: ToolKind;
+  rawInput?: unknown;
+  content?: ToolCallContent[];
+}
+
+export interface PermissionRequestParams {
+  sessionId: string;
+  toolCall: PermissionToolCall;
+  options: PermissionOption[];
+}
+
+export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+export interface PermissionResponse {
+  outcome: PermissionOutcome;
+}
+
+export interface PromptParams {
+  sessionId: string;
+  prompt: ContentBlock[];
+}
+export interface PromptResult {
+  stopReason: StopReason;
+  usage?: Usage;
+}
+export interface SessionNewParams {
+  cwd?: string;
+}
+export interface SessionNewResult {
+  sessionId: string;
+}
+export interface SessionListResult {
+  sessions: SessionInfo[];
+}
+export interface SessionResumeParams {
+  sessionId: string;
+}
+export interface CancelParams {
+  sessionId: string;
+}

@@ -1,0 +1,126 @@
+/**
+ * Typed extension settings (pure): what the server receives and how the server is launched.
+ *
+ * `readServerSettings` turns the `dsh.*` configuration into the object sent as
+ * `initializationOptions` and answered for `workspace/configuration` section `dsh`: the shape
+ * the server validates (`model`, `permissions`, `maxStepsPerTurn`, `sessionDir`). Unset or
+ * invalid values are left out so the server's own defaults apply; invalid ones are reported
+ * as problems. `readClientSettings` covers the keys only the extension uses.
+ */
+
+export type EditPolicy = 'allow' | 'ask';
+export type AskPolicy = 'ask' | 'allow' | 'deny';
+export type Thinking = 'enabled' | 'disabled';
+
+export interface ServerSettings {
+  model?: { name?: string; baseUrl?: string; apiKeyEnv?: string; thinking?: Thinking };
+  permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy };
+  maxStepsPerTurn?: number;
+  sessionDir?: string;
+}
+
+type Kind = { type: 'string'; path?: boolean } | { type: 'enum'; values: readonly string[] } | { type: 'integer'; minimum: number; maximum: number };
+
+/** Every server-facing key below `dsh.`, with how its value is checked. */
+export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
+  'model.name': { type: 'string' },
+  'model.baseUrl': { type: 'string' },
+  'model.apiKeyEnv': { type: 'string' },
+  'model.thinking': { type: 'enum', values: ['enabled', 'disabled'] },
+  'permissions.edit': { type: 'enum', values: ['allow', 'ask'] },
+  'permissions.shell': { type: 'enum', values: ['ask', 'allow', 'deny'] },
+  'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
+  maxStepsPerTurn: { type: 'integer', minimum: 1, maximum: 10_000 },
+  sessionDir: { type: 'string', path: true },
+};
+
+/** Keys below `dsh.` that only the extension reads (never sent to the server). */
+export const CLIENT_SETTING_KEYS = ['server.command', 'trace.server'] as const;
+
+export interface Substitutions {
+  workspaceFolder?: string;
+  userHome?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Expand `${workspaceFolder}`, `${userHome}`, `${env:NAME}` and a leading `~/`. */
+export function substitute(value: string, vars: Substitutions): string {
+  let out = value.replace(/\$\{(workspaceFolder|userHome|env:([A-Za-z_][A-Za-z0-9_]*))\}/g, (match, name: string, envName?: string) => {
+    if (envName !== undefined) return vars.env?.[envName] ?? '';
+    if (name === 'workspaceFolder') return vars.workspaceFolder ?? match;
+    return vars.userHome ?? match;
+  });
+  if (vars.userHome !== undefined && (out === '~' || out.startsWith('~/'))) out = vars.userHome + out.slice(1);
+  return out;
+}
+
+export interface ReadResult<T> {
+  settings: T;
+  problems: string[];
+}
+
+type Getter = (key: string) => unknown;
+
+function setPath(target: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
+    else {
+      const created: Record<string, unknown> = {};
+      node[part] = created;
+      node = created;
+    }
+  }
+  node[parts[parts.length - 1] ?? key] = value;
+}
+
+function check(key: string, kind: Kind, value: unknown, vars: Substitutions): { value?: unknown; problem?: string } {
+  switch (kind.type) {
+    case 'string':
+      if (typeof value !== 'string') return { problem: `dsh.${key} must be a string` };
+      if (value.trim() === '') return {};
+      return { value: kind.path ? substitute(value, vars) : value };
+    case 'enum':
+      return kind.values.includes(value as string)
+        ? { value }
+        : { problem: `dsh.${key} must be one of ${kind.values.join(', ')} (got ${JSON.stringify(value)})` };
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) && value >= kind.minimum && value <= kind.maximum
+        ? { value }
+        : { problem: `dsh.${key} must be an integer from ${kind.minimum} to ${kind.maximum} (got ${JSON.stringify(value)})` };
+  }
+}
+
+/** The server-facing settings; `get` reads a key below `dsh.` (`undefined`/`null` = unset). */
+export function readServerSettings(get: Getter, vars: Substitutions = {}): ReadResult<ServerSettings> {
+  const settings: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, kind] of Object.entries(SERVER_SETTING_SPECS)) {
+    const raw = get(key);
+    if (raw === undefined || raw === null) continue;
+    const { value, problem } = check(key, kind, raw, vars);
+    if (problem !== undefined) problems.push(problem);
+    else if (value !== undefined) setPath(settings, key, value);
+  }
+  return { settings: settings as ServerSettings, problems };
+}
+
+export interface ClientSettings {
+  /** `dsh.server.command`: argv of the server; empty = find it automatically. */
+  serverCommand: string[];
+}
+
+export function readClientSettings(get: Getter, vars: Substitutions = {}): ReadResult<ClientSettings> {
+  const raw = get('server.command');
+  const problems: string[] = [];
+  let serverCommand: string[] = [];
+  if (typeof raw === 'string' && raw.trim() !== '') serverCommand = [substitute(raw.trim(), vars)];
+  else if (Array.isArray(raw) && raw.every((part) => typeof part === 'string')) {
+    serverCommand = (raw as string[]).map((part) => substitute(part, vars)).filter((part) => part !== '');
+  } else if (raw !== undefined && raw !== null && !(Array.isArray(raw) && raw.length === 0) && raw !== '') {
+    problems.push('dsh.server.command must be an array of strings (the program, then its arguments)');
+  }
+  return { settings: { serverCommand }, problems };
+}

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readClientSettings, readServerSettings, substitute } from '../../src/core/settings';
+
+const from = (values: Record<string, unknown>) => (key: string) => values[key];
+
+test('server settings nest by key and leave unset values out', () => {
+  const { settings, problems } = readServerSettings(
+    from({
+      'model.name': 'deepseek-v4-pro',
+      'model.baseUrl': null,
+      'model.apiKeyEnv': 'MY_KEY',
+      'permissions.edit': 'ask',
+      'permissions.shell': 'deny',
+      maxStepsPerTurn: 12,
+      sessionDir: '',
+    }),
+  );
+  assert.deepEqual(problems, []);
+  assert.deepEqual(settings, {
+    model: { name: 'deepseek-v4-pro', apiKeyEnv: 'MY_KEY' },
+    permissions: { edit: 'ask', shell: 'deny' },
+    maxStepsPerTurn: 12,
+  });
+});
+
+test('invalid values are reported and not sent', () => {
+  const { settings, problems } = readServerSettings(
+    from({ 'permissions.edit': 'sometimes', maxStepsPerTurn: 0, 'model.thinking': true, 'model.name': 5 }),
+  );
+  assert.deepEqual(settings, {});
+  assert.equal(problems.length, 4);
+  assert.match(problems.join('\n'), /dsh\.permissions\.edit must be one of allow, ask/);
+  assert.match(problems.join('\n'), /dsh\.maxStepsPerTurn must be an integer from 1 to/);
+});
+
+test('an out-of-range step limit is reported', () => {
+  assert.equal(readServerSettings(from({ maxStepsPerTurn: 1_000_000 })).problems.length, 1);
+  assert.equal(readServerSettings(from({ maxStepsPerTurn: 2.5 })).problems.length, 1);
+});
+
+test('sessionDir expands variables; other strings are sent verbatim', () => {
+  const vars = { workspaceFolder: '/w', userHome: '/home/u', env: { STATE: '/state' } };
+  assert.deepEqual(readServerSettings(from({ sessionDir: '${workspaceFolder}/.dsh', 'model.name': '${workspaceFolder}' }), vars).settings, {
+    model: { name: '${workspaceFolder}' },
+    sessionDir: '/w/.dsh',
+  });
+  assert.equal(substitute('~/x', vars), '/home/u/x');
+  assert.equal(substitute('${env:STATE}/s', vars), '/state/s');
+  assert.equal(substitute('${env:MISSING}/s', vars), '/s');
+  assert.equal(substitute('${workspaceFolder}/a', {}), '${workspaceFolder}/a');
+});
+
+test('server.command takes an argv array (or one program path) and expands variables', () => {
+  assert.deepEqual(readClientSettings(from({ 'server.command': ['${workspaceFolder}/.venv/bin/dsh-lsp', '--log-level', 'debug'] }), { workspaceFolder: '/w' }).settings, {
+    serverCommand: ['/w/.venv/bin/dsh-lsp', '--log-level', 'debug'],
+  });
+  assert.deepEqual(readClientSettings(from({ 'server.command': '/opt/dsh lsp/dsh-lsp' })).settings, { serverCommand: ['/opt/dsh lsp/dsh-lsp'] });
+  assert.deepEqual(readClientSettings(from({ 'server.command': [] })), { settings: { serverCommand: [] }, problems: [] });
+  assert.equal(readClientSettings(from({ 'server.command': [1, 2] })).problems.length, 1);
+});
