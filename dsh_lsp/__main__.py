@@ -1,7 +1,14 @@
 """Command-line entry point: ``dsh-lsp`` and ``python -m dsh_lsp``.
 
+``dsh-lsp`` with no command serves the Language Server Protocol on stdio (``--stdio``, which
+VS Code appends, is accepted and changes nothing), or to one client on ``--tcp HOST:PORT``;
+logs go to stderr or ``--log-file`` at ``--log-level``, never to stdout. ``dsh-lsp demo``
+runs a whole agent turn offline: the real server, a scripted model server and an LSP client
+(``dsh_lsp.server.run_demo`` with ``dsh_lsp.app.demo_plan``); it exits 0 when the turn ended
+normally and edited the file.
+
 ``dsh-lsp run "<prompt>"`` is the headless runner: it loads the default plugin set
-(``dsh_lsp.app``) plus read-only file tools confined to ``--cwd`` and terminal approval,
+(``dsh_lsp.app``) plus the local file system confined to ``--cwd`` and terminal approval,
 sends one prompt to a new agent (or to the session ``--session`` names), and streams the turn
 to stdout — reasoning dimmed on a terminal, text, tool calls and their outcomes. The session
 id goes to stderr at the end. Exit status: 0 when the turn completed (or stopped at max-tokens
@@ -18,6 +25,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
@@ -30,10 +38,14 @@ from dsh_lsp.app import (
     TerminalApprovalPlugin,
     TerminalPermissions,
     build_kernel_plugins,
+    demo_plan,
+    load_server_plugins,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
 from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
 from dsh_lsp.llm import JsonObject, ReasoningDelta, SessionId, TextDelta, chunk_from_json
+from dsh_lsp.server import TcpAddress, configure_logging, run_demo, serve
+from dsh_lsp.server.logs import LEVELS
 from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
 from dsh_lsp.tools import TOOLS, ToolRegistry, parse_arguments
 
@@ -47,7 +59,21 @@ def build_parser() -> argparse.ArgumentParser:
         description="Coding-agent backend served over the Language Server Protocol.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-lsp {__version__}")
+    parser.add_argument(
+        "--stdio", action="store_true", help="serve LSP on stdin/stdout (the default)"
+    )
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT", type=_tcp_address, help="serve one LSP client over TCP"
+    )
+    parser.add_argument("--log-file", type=Path, help="append logs here instead of stderr")
+    parser.add_argument(
+        "--log-level", choices=tuple(LEVELS), default="warning", help="default: warning"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = commands.add_parser(
+        "demo", help="run an offline agent turn over LSP against a scripted model"
+    )
+    demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
     run = commands.add_parser(
         "run", help="run one prompt headless and stream the turn to the terminal"
     )
@@ -58,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="OpenAI-compatible API root (default: DeepSeek)")
     run.add_argument("--yes", action="store_true", help="approve every tool call without asking")
     return parser
+
+
+def _tcp_address(text: str) -> TcpAddress:
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return TcpAddress(host=host, port=int(port))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,8 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             yes=args.yes,
         )
         return anyio.run(run, request, sys.stdout, sys.stderr, backend="asyncio")
-    parser.print_usage(sys.stderr)
-    return 0
+    configure_logging(args.log_level, args.log_file)
+    if args.command == "demo":
+        return anyio.run(
+            partial(run_demo, demo_plan(), sys.stdout, keep=args.keep), backend="asyncio"
+        )
+    return serve(load_server_plugins, tcp=args.tcp)
 
 
 if __name__ == "__main__":

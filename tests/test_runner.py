@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import anyio
@@ -177,6 +178,57 @@ def test_terminal_permissions(yes: bool, interactive: bool, reply: str, expected
     assert ("Allow Write a.txt (it changes files)?" in prompt.getvalue()) == (
         interactive and not yes
     )
+
+
+def test_terminal_permissions_ask_one_question_at_a_time() -> None:
+    """Two concurrent requests never have their prompts interleaved or race for stdin."""
+    prompt = io.StringIO()
+    answers = iter(["y\n", "n\n"])
+    log: list[str] = []
+
+    def answer() -> str:
+        log.append(f"read after {prompt.getvalue().count('Allow')} prompt(s)")
+        return next(answers)
+
+    permissions = TerminalPermissions(yes=False, interactive=True, prompt=prompt, answer=answer)
+
+    async def both() -> list[str]:
+        results: list[str] = []
+
+        async def one(title: str) -> None:
+            execution = ToolExecution(call_id=CallId(title), name="read", arguments={})
+            view = ToolCallView(title=title, kind="read")
+            results.append(await permissions.request(execution, view, None))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one, "Read a")
+            group.start_soon(one, "Read b")
+        return results
+
+    assert sorted(anyio.run(both)) == ["allow_once", "reject_once"]
+    assert log == ["read after 1 prompt(s)", "read after 2 prompt(s)"]
+
+
+def test_cancelling_abandons_a_pending_terminal_question() -> None:
+    release = threading.Event()
+    permissions = TerminalPermissions(
+        yes=False,
+        interactive=True,
+        prompt=io.StringIO(),
+        answer=lambda: "y\n" if release.wait(30) else "",
+    )
+    execution = ToolExecution(call_id=CallId("c"), name="write", arguments={})
+    view = ToolCallView(title="Write a.txt", kind="edit")
+
+    async def cancel_while_asking() -> bool:
+        with anyio.move_on_after(0.05) as scope:
+            await permissions.request(execution, view, None)
+        return scope.cancelled_caught
+
+    try:
+        assert anyio.run(cancel_while_asking) is True
+    finally:
+        release.set()
 
 
 def test_the_printer_dims_reasoning_on_a_terminal_and_ignores_other_sessions() -> None:

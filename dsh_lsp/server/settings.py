@@ -1,0 +1,129 @@
+"""Server settings: the ``dsh`` configuration section, validated at the trust boundary (server).
+
+The same shape arrives in ``initializationOptions`` and in the ``workspace/configuration``
+section ``dsh``; the second is merged over the first key by key (``merge_settings``).
+``parse_settings`` validates the result and raises ``SettingsError`` whose message names every
+bad field by its JSON path (``dsh.permissions.edit: …``) without ever echoing a value, so a
+misplaced secret cannot leak through an error. The API key itself is never a setting: the
+``model.apiKeyEnv`` variable names the environment variable that holds it
+(``DEEPSEEK_API_KEY`` by default); ``DEEPSEEK_BASE_URL`` is the environment default of
+``model.baseUrl``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from dsh_lsp.kernel import DshError
+from dsh_lsp.llm.deepseek import DEFAULT_MODELS, Thinking
+
+SECTION = "dsh"
+"""The ``workspace/configuration`` section (and the prefix of every error path)."""
+
+EditPolicy = Literal["allow", "ask"]
+ShellPolicy = Literal["ask", "allow", "deny"]
+ReadOutsidePolicy = Literal["ask", "allow", "deny"]
+
+_CONFIG = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True)
+
+
+class SettingsError(DshError):
+    """The ``dsh`` settings are invalid; the message lists each bad field's path."""
+
+    code: ClassVar[str] = "INVALID_SETTINGS"
+
+
+class ModelSettings(BaseModel):
+    """Which model answers and where it lives."""
+
+    model_config = _CONFIG
+
+    name: str = Field(default=DEFAULT_MODELS[0], min_length=1)
+    """The model name sent with every request."""
+    base_url: str | None = Field(default=None, min_length=1)
+    """The OpenAI-compatible API root; ``None``: ``$DEEPSEEK_BASE_URL``, else DeepSeek's."""
+    api_key_env: str = Field(default="DEEPSEEK_API_KEY", min_length=1, pattern=r"^[A-Za-z_]\w*$")
+    """The environment variable holding the API key (the key is never a setting)."""
+    thinking: Thinking | None = None
+    """Thinking mode on or off; ``None`` leaves the provider default."""
+
+
+class PermissionSettings(BaseModel):
+    """When a tool call needs the user's approval."""
+
+    model_config = _CONFIG
+
+    edit: EditPolicy = "allow"
+    """File edits: ``allow`` (they stay undoable in the editor) or ``ask`` per call."""
+    shell: ShellPolicy = "ask"
+    """Command execution tools."""
+    read_outside_workspace: ReadOutsidePolicy = "ask"
+    """Reads (read, list, glob, grep) of paths outside every workspace folder."""
+
+
+class EditSettings(BaseModel):
+    """How agent edits reach the disk (they land in the editor's buffers, unsaved)."""
+
+    model_config = _CONFIG
+
+    save_after_turn: bool = False
+    """Ask the editor (``dsh/saveDocuments``) to save the agent's edits after each turn;
+    off: the user saves."""
+
+
+class DshSettings(BaseModel):
+    """The whole ``dsh`` section."""
+
+    model_config = _CONFIG
+
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    edits: EditSettings = Field(default_factory=EditSettings)
+    max_steps_per_turn: int = Field(default=64, ge=1, le=10_000)
+    """Model requests one turn may make before it stops with ``max_turn_requests``."""
+    session_dir: str | None = Field(default=None, min_length=1)
+    """Where session logs live; ``None``: ``$XDG_STATE_HOME/dsh-lsp/sessions``."""
+
+
+def parse_settings(raw: object) -> DshSettings:
+    """Validate ``raw`` (a JSON object, or None for defaults) as the ``dsh`` section.
+
+    Raises SettingsError naming each bad field (``dsh.model.name: …``); values never appear.
+    """
+    if raw is None:
+        return DshSettings()
+    if not isinstance(raw, Mapping):
+        raise SettingsError(f"{SECTION}: must be an object, not {type(raw).__name__}")
+    try:
+        return DshSettings.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise SettingsError(describe_validation_error(exc, SECTION)) from None
+
+
+def describe_validation_error(exc: ValidationError, root: str) -> str:
+    """One line per error: ``<root>.<path>: <message>``; input values are left out."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        path = root + "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
+        )
+        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
+        lines.append(f"{path}: {message}")
+    return "; ".join(lines) or f"{root}: invalid"
+
+
+def merge_settings(base: object, override: object) -> object:
+    """``override`` merged over ``base``: objects merge key by key (recursively), anything
+    else in ``override`` replaces; ``None`` (an absent section) leaves ``base`` as it is."""
+    if override is None:
+        return base
+    if isinstance(base, Mapping) and isinstance(override, Mapping):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = merge_settings(base.get(key), value)
+        return merged
+    return override

@@ -1,0 +1,204 @@
+"""Capability negotiation and dsh/prompt end to end: streaming, tool cards, attachments,
+stop reasons, usage, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from dsh_lsp.testing import ToolCallSpec, completion, error, wire_usage
+
+from .support import DshClient, Rig, change_document, last_user_text, open_document, stalled
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+STORY = "The quick brown fox jumps over the lazy dog; " * 8
+
+
+async def test_a_turn_streams_text_and_answers_end_turn_with_usage(
+    rig: Rig, client: DshClient
+) -> None:
+    rig.model.enqueue(
+        completion(
+            reasoning="thinking it over",
+            text=STORY,
+            usage=wire_usage(prompt=120, completion=30, cached=20, reasoning=7),
+            piece_size=3,
+        )
+    )
+    session = await client.new_session()
+    result = await client.prompt(session, "tell me a story")
+    assert result == {
+        "stopReason": "end_turn",
+        "usage": {
+            "inputTokens": 100,
+            "outputTokens": 30,
+            "cacheReadTokens": 20,
+            "reasoningTokens": 7,
+        },
+    }
+    assert client.text(session) == STORY
+    assert client.text(session, "agent_thought_chunk") == "thinking it over"
+    kinds = client.kinds(session)
+    assert kinds[:2] == ["state_update", "user_message"]
+    assert kinds[-2:] == ["usage_update", "state_update"]
+    assert client.states(session) == [
+        {"kind": "state_update", "state": "running"},
+        {"kind": "state_update", "state": "idle", "stopReason": "end_turn"},
+    ]
+    user = client.updates[session][1]
+    assert user["content"] == [{"type": "text", "text": "tell me a story"}]
+    assert client.messages == []
+
+
+async def test_tool_calls_are_upserted_with_the_tools_presentation(
+    rig: Rig, client: DshClient
+) -> None:
+    (rig.workspace / "notes.md").write_text("alpha\nbeta\n", encoding="utf-8")
+    edit = {"file_path": "notes.md", "old_string": "beta", "new_string": "gamma"}
+    rig.model.enqueue(
+        completion(
+            tool_calls=[ToolCallSpec(id="r1", name="read", arguments='{"file_path":"notes.md"}')]
+        ),
+        completion(tool_calls=[ToolCallSpec(id="e1", name="edit", arguments=json.dumps(edit))]),
+        completion(text="edited"),
+    )
+    session = await client.new_session()
+    assert (await client.prompt(session, "edit it"))["stopReason"] == "end_turn"
+    calls = client.tool_calls(session)
+    read_path = str(rig.workspace / "notes.md")
+    assert calls[0] == {
+        "toolCallId": "r1",
+        "name": "read",
+        "title": "read",
+        "kind": "other",
+        "status": "pending",
+    }
+    assert calls[1]["title"] == "Read notes.md"
+    assert calls[1]["kind"] == "read"
+    assert calls[1]["status"] == "in_progress"
+    assert calls[1]["rawInput"] == {"file_path": "notes.md"}
+    assert calls[1]["locations"][0]["path"] == read_path
+    assert calls[2]["toolCallId"] == "r1"
+    assert calls[2]["status"] == "completed"
+    assert "alpha" in calls[2]["content"][-1]["text"]
+    edits = [c for c in calls if c["toolCallId"] == "e1"]
+    assert [c["status"] for c in edits] == ["pending", "in_progress", "completed"]
+    assert edits[1]["kind"] == "edit"
+    diff = edits[1]["content"][0]
+    assert diff == {"type": "diff", "path": read_path, "oldText": "beta", "newText": "gamma"}
+    assert any(item.get("type") == "diff" for item in edits[2]["content"])
+    assert (rig.workspace / "notes.md").read_text(encoding="utf-8") == "alpha\ngamma\n"
+
+
+async def test_an_attached_open_document_is_read_from_the_unsaved_buffer(
+    rig: Rig, client: DshClient
+) -> None:
+    (rig.workspace / "draft.md").write_text("saved text\n", encoding="utf-8")
+    uri = rig.uri("draft.md")
+    open_document(client, uri, "saved text\n")
+    change_document(client, uri, "unsaved text in the editor\nsecond line\n", version=2)
+    rig.model.enqueue(completion(text="seen"))
+    session = await client.new_session()
+    link = {"type": "resource_link", "uri": uri}
+    ranged = {
+        "type": "resource_link",
+        "uri": uri,
+        "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 6}},
+    }
+    assert (await client.prompt(session, "look", link, ranged))["stopReason"] == "end_turn"
+    sent = last_user_text(rig.model.requests()[-1])
+    assert "unsaved text in the editor" in sent
+    assert 'source="editor"' in sent
+    assert 'lines="2-2"' in sent
+    assert "second</attachment>" not in sent
+    assert "\nsecond\n" in sent
+    assert "saved text\n" not in sent.replace("unsaved text", "")
+
+
+async def test_an_unopened_attachment_is_read_from_disk(rig: Rig, client: DshClient) -> None:
+    (rig.workspace / "disk.txt").write_text("from the disk\n", encoding="utf-8")
+    rig.model.enqueue(completion(text="ok"))
+    session = await client.new_session()
+    link = {"type": "resource_link", "uri": rig.uri("disk.txt")}
+    await client.prompt(session, "read this", link)
+    sent = last_user_text(rig.model.requests()[-1])
+    assert "from the disk" in sent
+    assert 'source="disk"' in sent
+
+
+async def test_a_missing_attachment_is_invalid_params_naming_the_block(
+    rig: Rig, client: DshClient
+) -> None:
+    session = await client.new_session()
+    link = {"type": "resource_link", "uri": rig.uri("nope.txt")}
+    with pytest.raises(JsonRpcException) as caught:
+        await client.prompt(session, "read this", link)
+    assert caught.value.code == -32602
+    assert "params.prompt[1].uri" in caught.value.message
+
+
+async def test_a_model_auth_failure_is_an_error_with_the_code_and_advice(
+    rig: Rig, client: DshClient
+) -> None:
+    rig.model.enqueue(error(401, "Authentication Fails (no such user)"))
+    session = await client.new_session()
+    with pytest.raises(JsonRpcException) as caught:
+        await client.prompt(session, "hello")
+    assert caught.value.code == -32803
+    assert (caught.value.data or {})["code"] == "AUTH"
+    assert "DEEPSEEK_API_KEY" in caught.value.message
+    states = client.states(session)
+    assert states[-1]["state"] == "idle"
+    assert states[-1]["error"]["code"] == "AUTH"
+    rig.model.enqueue(completion(text="recovered"))
+    assert (await client.prompt(session, "again"))["stopReason"] == "end_turn"
+    assert client.messages == []
+
+
+async def test_a_truncated_answer_stops_with_max_tokens(rig: Rig, client: DshClient) -> None:
+    rig.model.enqueue(completion(text="cut", finish_reason="length"))
+    session = await client.new_session()
+    assert (await client.prompt(session, "long"))["stopReason"] == "max_tokens"
+
+
+async def test_a_second_prompt_while_a_turn_runs_is_rejected(rig: Rig, client: DshClient) -> None:
+    rig.model.enqueue(stalled())
+    session = await client.new_session()
+    async with client.prompting(session, "one") as first:
+        await client.until(lambda: client.text(session) == "working on it")
+        with pytest.raises(JsonRpcException) as caught:
+            await client.prompt(session, "two")
+        assert caught.value.code == -32803
+        assert caught.value.data == {"code": "TURN_RUNNING"}
+        assert "dsh/cancel" in caught.value.message
+        client.protocol.notify("dsh/cancel", {"sessionId": session})
+    assert first["result"]["stopReason"] == "cancelled"
+    await client.until(lambda: client.states(session)[-1].get("state") == "idle")
+
+
+async def test_a_prompt_for_an_unknown_session_is_invalid_params(client: DshClient) -> None:
+    with pytest.raises(JsonRpcException) as caught:
+        await client.prompt("no-such-session", "hi")
+    assert caught.value.code == -32602
+    assert "unknown session 'no-such-session'" in caught.value.message
+
+
+async def test_the_server_advertises_the_dsh_protocol(rig: Rig) -> None:
+    result = rig.extra["initialize"]
+    dsh = result.capabilities.experimental["dsh"]
+    assert dsh["version"] == 1
+    assert dsh["sessionUpdates"] is True
+    assert dsh["permissions"] is True
+    assert dsh["sessions"] == {"new": True, "list": True, "resume": True}
+    assert result.server_info.name == "dsh-lsp"
+    assert result.capabilities.text_document_sync is not None
+
+
+async def test_stdout_carries_nothing_but_protocol_frames(rig: Rig, client: DshClient) -> None:
+    rig.model.enqueue(completion(text="framed"))
+    session = await client.new_session()
+    await client.prompt(session, "hi")
+    assert client.error is None  # pytest-lsp fails the client on any unparseable output

@@ -1,0 +1,49 @@
+"""The composition root: every model setting of ``AppSettings`` reaches the wire."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dsh_lsp.agent import AGENTS, AgentSpec
+from dsh_lsp.app import AppSettings, build_kernel_plugins
+from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
+from dsh_lsp.kernel import Kernel
+from dsh_lsp.testing.openai_chunks import completion
+from dsh_lsp.testing.scripted_server import ScriptedServer
+
+
+async def test_every_model_setting_reaches_the_request_body(tmp_path: Path) -> None:
+    with ScriptedServer([completion(text="ok")]) as server:
+        settings = AppSettings.model_validate(
+            {
+                "model": "my-model",
+                "baseUrl": server.base_url,
+                "apiKeyEnv": "MY_KEY",
+                "thinking": "enabled",
+                "reasoningEffort": "high",
+                "temperature": 0.25,
+                "maxTokens": 321,
+                "stop": ["END"],
+                "sessionDir": str(tmp_path / "sessions"),
+            }
+        )
+        async with Kernel() as kernel:
+            ctx = kernel.context
+            await build_kernel_plugins(ctx, settings, environ={"MY_KEY": "k-123"})
+            await ctx.plugin(LocalFileSystemPlugin, {"roots": [str(tmp_path)]})
+            await kernel.wait_settled()
+            handle = await ctx.require(AGENTS).create(
+                AgentSpec(options=settings.agent_options(), cwd=str(tmp_path))
+            )
+            handle.agent.send("hi")
+            await handle.agent.when_idle()
+            await handle.dispose()
+    body = server.requests[0].json()
+    assert body["model"] == "my-model"
+    assert body["temperature"] == 0.25
+    assert body["max_tokens"] == 321
+    assert body["stop"] == ["END"]
+    assert body["thinking"] == {"type": "enabled"}
+    assert body["reasoning_effort"] == "high"
+    assert server.requests[0].headers["authorization"] == "Bearer k-123"
+    assert any(path.suffix == ".jsonl" for path in (tmp_path / "sessions").rglob("*"))
