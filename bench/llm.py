@@ -12,7 +12,12 @@ writes, so reading is pure CPU work and the ratio shows the raw cost of the adap
 per-event pipeline. Peak memory of one adapter run is measured with tracemalloc (which slows
 the code it traces, so it is a separate run).
 
-    .venv/bin/python bench/llm.py [--events 20000] [--rounds 7] [--in-process]
+A third figure, ``sequential``, makes ``--calls`` short calls one after another through one
+client — first bare httpx, then the adapter — and reports the latency per call and how many
+TCP connections the adapter's calls used (from the server's record of each request's client
+port): with keep-alive working they all share one.
+
+    .venv/bin/python bench/llm.py [--events 20000] [--rounds 7] [--calls 50] [--in-process]
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from dsh_lsp.testing import (
     Event,
     ScriptedServer,
     StreamResponse,
+    completion,
     delta_payload,
     script_to_json,
     usage_payload,
@@ -78,10 +84,15 @@ def build_stream(events: int) -> StreamResponse:
 
 
 @contextmanager
-def serve(stream: StreamResponse, *, in_process: bool, coalesce: bool) -> Iterator[str]:
-    """The base URL of a scripted server answering every request with ``stream``."""
+def serve(
+    stream: StreamResponse, *, in_process: bool, coalesce: bool, record: Path | None = None
+) -> Iterator[str]:
+    """The base URL of a scripted server answering every request with ``stream``.
+
+    With ``record``, the server appends every request (with its client address) there.
+    """
     if in_process:
-        with ScriptedServer([stream], cycle=True, coalesce=coalesce) as server:
+        with ScriptedServer([stream], cycle=True, coalesce=coalesce, record_to=record) as server:
             yield server.base_url
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,6 +100,7 @@ def serve(stream: StreamResponse, *, in_process: bool, coalesce: bool) -> Iterat
         script.write_text(json.dumps(script_to_json([stream])), encoding="utf-8")
         command = [sys.executable, "-m", "dsh_lsp.testing.scripted_server"]
         command += ["--script", str(script), "--cycle"] + (["--coalesce"] if coalesce else [])
+        command += [] if record is None else ["--record", str(record)]
         with subprocess.Popen(command, stderr=subprocess.PIPE) as process:
             try:
                 assert process.stderr is not None
@@ -153,16 +165,59 @@ async def measure(base_url: str, events: int, rounds: int, label: str) -> None:
     print(f"peak traced memory, one adapter run: {peak / 1024:,.0f} KiB")
 
 
+async def sequential(base_url: str, calls: int) -> tuple[list[float], list[float]]:
+    """Per-call seconds of ``calls`` bare reads, then ``calls`` adapter calls, one client."""
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as client:
+        adapter = DeepSeekAdapter(
+            client, base_url=base_url, api_key="bench", retry=RetryPolicy(max_retries=0)
+        )
+        bare: list[float] = []
+        ours: list[float] = []
+        await bare_reader(client, base_url)  # warm-up: connect once
+        for _ in range(calls):
+            start = time.perf_counter()
+            await bare_reader(client, base_url)
+            bare.append(time.perf_counter() - start)
+        for _ in range(calls):
+            start = time.perf_counter()
+            await adapter_run(adapter)
+            ours.append(time.perf_counter() - start)
+    return bare, ours
+
+
+def report_sequential(bare: list[float], ours: list[float], record: Path, events: int) -> None:
+    lines = record.read_text(encoding="utf-8").splitlines()
+    clients = {tuple(json.loads(line)["client"]) for line in lines[-len(ours) :]}
+
+    def ms(samples: list[float]) -> str:
+        p90 = statistics.quantiles(samples, n=10)[-1]
+        return f"{statistics.median(samples) * 1000:>6.2f} ms/call  (p90 {p90 * 1000:.2f} ms)"
+
+    print(f"[sequential] {len(ours)} short calls ({events} SSE events each), one client")
+    print(f"bare httpx, reads to the end : {ms(bare)}")
+    print(f"adapter + assembler          : {ms(ours)}")
+    extra = (statistics.median(ours) - statistics.median(bare)) * 1000
+    print(f"adapter's extra per call     : {extra:>6.2f} ms (difference of the medians)")
+    print(f"TCP connections used by the adapter's {len(ours)} calls: {len(clients)}  (target 1)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=50, help="calls in the sequential figure")
     parser.add_argument("--in-process", action="store_true", help="serve from a thread")
     args = parser.parse_args()
     stream = build_stream(args.events)
     for label, coalesce in (("per-event", False), ("coalesced", True)):
         with serve(stream, in_process=args.in_process, coalesce=coalesce) as base_url:
             anyio.run(measure, base_url, args.events, args.rounds, label)
+    short = completion(text="ok")
+    with tempfile.TemporaryDirectory() as tmp:
+        record = Path(tmp) / "requests.jsonl"
+        with serve(short, in_process=args.in_process, coalesce=False, record=record) as base_url:
+            bare, ours = anyio.run(sequential, base_url, args.calls)
+        report_sequential(bare, ours, record, len(short.steps))
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +19,7 @@ from dsh_lsp.testing import (
     ErrorResponse,
     Event,
     Raw,
+    ScriptedResponse,
     ScriptedServer,
     Stall,
     StreamResponse,
@@ -152,6 +155,7 @@ def test_runs_as_a_separate_process(tmp_path: Path) -> None:
     (line,) = record.read_text().splitlines()
     recorded = json.loads(line)
     assert recorded["body"] == {"model": "m"}
+    assert recorded["client"][0] == "127.0.0.1"
     assert recorded["path"] == "/v1/chat/completions"
     assert "sk-must-not-be-recorded" not in line
 
@@ -165,3 +169,65 @@ def test_coalescing_changes_writes_not_bytes(coalesce: bool) -> None:
         httpx.Client(base_url=server.base_url) as client,
     ):
         assert client.post("/x", content=b"").text == expected
+
+
+def test_requests_over_one_kept_alive_connection_are_recorded_with_its_client() -> None:
+    answer = completion(text="kept alive", piece_size=3)
+    script: list[ScriptedResponse] = [answer, error(429, "slow"), answer, StreamResponse(steps=())]
+    with ScriptedServer(script) as server, httpx.Client(base_url=server.base_url) as client:
+        responses = [client.post("/x", json={"n": n}) for n in range(4)]
+        with client.stream("POST", "/x", content=b"{}") as exhausted:
+            assert exhausted.read().startswith(b'{"error"')
+        requests = server.requests
+    assert [r.status_code for r in responses] == [200, 429, 200, 200]
+    assert responses[0].text == responses[2].text
+    assert responses[0].text.endswith("data: [DONE]\n\n")
+    assert responses[3].text == ""
+    assert "content-length" in responses[1].headers
+    assert [r.json() for r in requests[:4]] == [{"n": n} for n in range(4)]
+    assert len({r.client for r in requests}) == 1
+    host, port = requests[0].client
+    assert host == "127.0.0.1"
+    assert port > 0
+
+
+def test_a_chunked_request_body_keeps_the_connection_in_step() -> None:
+    parts = [b'{"model":', b' "m", ', b'"n": 1}']
+    script = [StreamResponse(steps=(DONE,))] * 2
+    with ScriptedServer(script) as server, httpx.Client(base_url=server.base_url) as client:
+        first = client.post("/x", content=iter(parts))
+        second = client.post("/x", json={"n": 2})
+        requests = server.requests
+    assert first.request.headers["transfer-encoding"] == "chunked"
+    assert (first.text, second.text) == ("data: [DONE]\n\n",) * 2
+    assert [r.json() for r in requests] == [{"model": "m", "n": 1}, {"n": 2}]
+    assert requests[0].client == requests[1].client
+
+
+def test_small_writes_on_a_reused_connection_do_not_wait_for_delayed_acks() -> None:
+    # With Nagle's algorithm on, each response after the first waits ~40 ms for the client's
+    # delayed ACK before its second write; the median would be far above the bound.
+    with (
+        ScriptedServer([completion(text="quick")], cycle=True) as server,
+        httpx.Client(base_url=server.base_url) as client,
+    ):
+        client.post("/x", content=b"")
+        durations = []
+        for _ in range(9):
+            start = time.perf_counter()
+            client.post("/x", content=b"")
+            durations.append(time.perf_counter() - start)
+        assert len({r.client for r in server.requests}) == 1
+    assert statistics.median(durations) < 0.025
+
+
+def test_close_ends_kept_alive_connections() -> None:
+    server = ScriptedServer([completion(text="once")], cycle=True).start()
+    limits = httpx.Limits(keepalive_expiry=60.0)  # the pooled connection outlives close()
+    with httpx.Client(base_url=server.base_url, timeout=10.0, limits=limits) as client:
+        assert client.post("/x", content=b"").status_code == 200
+        server.close()
+        # Not answered: refused, or cut if the client tried the pooled connection first.
+        with pytest.raises((httpx.ConnectError, httpx.RemoteProtocolError)):
+            client.post("/x", content=b"")
+    assert len(server.requests) == 1

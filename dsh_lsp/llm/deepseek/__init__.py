@@ -1,7 +1,7 @@
 """The DeepSeek adapter, which serves any OpenAI-compatible chat-completions endpoint.
 
 Pure parts (``serialize``, ``translate``, ``http_errors``, ``wire``) are separate from the
-httpx shell (``adapter``) and the kernel plugin (``plugin``).
+httpx shell (``adapter``, with ``drain`` for keep-alive) and the kernel plugin (``plugin``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from .config import BASE_URL_ENV as BASE_URL_ENV
 from .config import DEFAULT_BASE_URL as DEFAULT_BASE_URL
 from .config import DEFAULT_MODELS as DEFAULT_MODELS
 from .config import DeepSeekConfig as DeepSeekConfig
+from .drain import DrainBudget as DrainBudget
+from .drain import drain_body as drain_body
 from .http_errors import error_from_response as error_from_response
 from .plugin import DeepSeekPlugin as DeepSeekPlugin
 from .serialize import NO_OUTPUT as NO_OUTPUT
@@ -35,9 +37,11 @@ __all__ = (
     "DeepSeekAdapter",
     "DeepSeekConfig",
     "DeepSeekPlugin",
+    "DrainBudget",
     "ReasoningEffort",
     "StreamTranslator",
     "Thinking",
+    "drain_body",
     "error_from_response",
     "finish_from_wire",
     "parse_chat_chunk",

@@ -10,6 +10,10 @@ Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncCl
 that fails with a retryable code before it delivered its first chunk is retried after a
 backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Cancelling the
 consuming task, or closing the iterator, closes the HTTP response at once.
+
+Keep-alive: after ``[DONE]`` the rest of the body (the chunked terminator) is drained within a
+``DrainBudget`` before the response closes, so the connection goes back to the client's pool
+and the next call skips the connect; the finish chunks follow the drain.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 
 import anyio
 import httpx
@@ -30,6 +34,7 @@ from dsh_lsp.llm.request import LlmRequest
 from dsh_lsp.llm.retry import RetryPolicy, parse_retry_after
 from dsh_lsp.llm.sse import SseDecoder
 
+from .drain import DrainBudget, drain_body
 from .http_errors import error_from_response
 from .serialize import ReasoningEffort, Thinking, serialize_request
 from .translate import StreamTranslator
@@ -48,14 +53,16 @@ class DeepSeekAdapter:
 
     The adapter does not own ``client``: whoever created it closes it (the plugin does, when
     it is disposed). ``sleep``, ``clock`` (Unix seconds, for ``Retry-After`` dates) and
-    ``random`` (a [0, 1) draw for jitter) are injectable for tests. The API key is held
-    privately and never appears in a repr, an error or a log line.
+    ``random`` (a [0, 1) draw for jitter) are injectable for tests; ``drain`` bounds the read
+    after ``[DONE]``. The API key is held privately and never appears in a repr, an error or
+    a log line.
     """
 
     __slots__ = (
         "_api_key",
         "_client",
         "_clock",
+        "_drain",
         "_random",
         "_reasoning_effort",
         "_retry",
@@ -77,6 +84,7 @@ class DeepSeekAdapter:
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
         clock: Callable[[], float] = time.time,
         random: Callable[[], float] = random.random,
+        drain: DrainBudget | None = None,
     ) -> None:
         self._client = client
         self.base_url = base_url.rstrip("/")
@@ -88,6 +96,7 @@ class DeepSeekAdapter:
         self._sleep = sleep
         self._clock = clock
         self._random = random
+        self._drain = drain if drain is not None else DrainBudget()
 
     def __repr__(self) -> str:
         return f"DeepSeekAdapter(base_url={self.base_url!r})"
@@ -118,7 +127,8 @@ class DeepSeekAdapter:
                         if not response.is_success:
                             raise await self._status_error(response)
                         seen_event = done = False
-                        async with contextlib.aclosing(_event_batches(response)) as batches:
+                        received = response.aiter_bytes()
+                        async with contextlib.aclosing(_event_batches(received)) as batches:
                             async for events in batches:
                                 for data in events:
                                     seen_event = True
@@ -130,6 +140,8 @@ class DeepSeekAdapter:
                                         yield chunk
                                 if done:
                                     break
+                        if done:
+                            await drain_body(received, self._drain)
                 if not done:
                     raise _incomplete(seen_event)
             except LlmError as error:
@@ -149,7 +161,8 @@ class DeepSeekAdapter:
                 )
                 await self._sleep(delay)
                 continue
-            # The response is closed already: a caller that stops at the finish holds no socket.
+            # The response is closed already (its connection pooled when the drain read the body
+            # to the end): a caller that stops at the finish holds no socket.
             for chunk in translator.finish():
                 yield chunk
             return
@@ -189,10 +202,13 @@ class DeepSeekAdapter:
             ) from exc
 
 
-async def _event_batches(response: httpx.Response) -> AsyncGenerator[list[str], None]:
-    """The event data of the body, one list per network read, then the unterminated tail."""
+async def _event_batches(body: AsyncIterator[bytes]) -> AsyncGenerator[list[str], None]:
+    """The event data of ``body``, one list per network read, then the unterminated tail.
+
+    Closing this generator early leaves ``body`` open, so the rest can still be drained.
+    """
     decoder = SseDecoder()
-    async for raw in response.aiter_bytes():
+    async for raw in body:
         yield decoder.feed(raw)
     yield decoder.close()
 

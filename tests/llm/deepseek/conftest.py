@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from dsh_lsp.llm import RetryPolicy
-from dsh_lsp.llm.deepseek import DeepSeekAdapter, ReasoningEffort, Thinking
+from dsh_lsp.llm.deepseek import DeepSeekAdapter, DrainBudget, ReasoningEffort, Thinking
 from dsh_lsp.testing import ScriptedServer
 from tests.llm.deepseek.fakes import API_KEY, FakeClock, MakeAdapter
 
@@ -40,6 +40,7 @@ def make_adapter(
         retry: RetryPolicy | None = None,
         thinking: Thinking | None = None,
         reasoning_effort: ReasoningEffort | None = None,
+        drain: DrainBudget | None = None,
     ) -> DeepSeekAdapter:
         return DeepSeekAdapter(
             client,
@@ -51,6 +52,7 @@ def make_adapter(
             sleep=clock.sleep,
             clock=clock.time,
             random=clock.random,
+            drain=drain,
         )
 
     return make

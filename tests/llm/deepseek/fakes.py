@@ -1,4 +1,4 @@
-"""Shared test doubles for adapter tests: the API key, a request, a fake clock."""
+"""Shared test doubles for adapter tests: the API key, a request, a fake clock, ``collect``."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Protocol
 
 import anyio.lowlevel
 
-from dsh_lsp.llm import LlmRequest, Message, RetryPolicy, TextBlock
-from dsh_lsp.llm.deepseek import DeepSeekAdapter, ReasoningEffort, Thinking
+from dsh_lsp.llm import LlmRequest, Message, RetryPolicy, StreamChunk, TextBlock
+from dsh_lsp.llm.deepseek import DeepSeekAdapter, DrainBudget, ReasoningEffort, Thinking
 
 API_KEY = "sk-test-0123456789abcdef"
 REQUEST = LlmRequest(
@@ -41,4 +41,10 @@ class MakeAdapter(Protocol):
         retry: RetryPolicy | None = None,
         thinking: Thinking | None = None,
         reasoning_effort: ReasoningEffort | None = None,
+        drain: DrainBudget | None = None,
     ) -> DeepSeekAdapter: ...
+
+
+async def collect(adapter: DeepSeekAdapter, request: LlmRequest = REQUEST) -> list[StreamChunk]:
+    """Every chunk of one call."""
+    return [chunk async for chunk in adapter.stream(request)]

@@ -46,17 +46,13 @@ from dsh_lsp.testing import (
     error,
     wire_usage,
 )
-from tests.llm.deepseek.fakes import API_KEY, REQUEST, FakeClock, MakeAdapter
+from tests.llm.deepseek.fakes import API_KEY, REQUEST, FakeClock, MakeAdapter, collect
 from tests.llm.reference_streams import (
     TEXT_CHUNKS,
     TEXT_PAYLOADS,
     TOOL_CALL_CHUNKS,
     TOOL_CALL_PAYLOADS,
 )
-
-
-async def collect(adapter: DeepSeekAdapter, request: LlmRequest = REQUEST) -> list[StreamChunk]:
-    return [chunk async for chunk in adapter.stream(request)]
 
 
 def stream_of(payloads: list[str]) -> StreamResponse:
