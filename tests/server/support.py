@@ -93,10 +93,14 @@ class DshClient(LanguageClient):
 
     def tell(self, notices: Iterable[Notice]) -> None:
         """Send the didOpen/didChange notifications the editor owes the server."""
+        converter = self.protocol._converter
         for notice in notices:
-            params_type = types.METHOD_TO_TYPES[notice.method][2]
-            converter = self.protocol._converter
-            self.protocol.notify(notice.method, converter.structure(notice.params, params_type))
+            if notice.method == types.TEXT_DOCUMENT_DID_OPEN:
+                opened = converter.structure(notice.params, types.DidOpenTextDocumentParams)
+                self.text_document_did_open(opened)
+            else:
+                changed = converter.structure(notice.params, types.DidChangeTextDocumentParams)
+                self.text_document_did_change(changed)
 
     def type(self, uri: str, start: int, end: int, text: str) -> None:
         """The user replaces ``[start, end)`` of an open buffer with ``text`` (unsaved)."""

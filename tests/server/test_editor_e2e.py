@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import anyio
 import pytest
 
 from dsh_lsp.testing import ToolCallSpec, completion
@@ -193,3 +194,40 @@ async def test_edits_of_closed_files_stay_unsaved_until_the_editor_saves(
     assert "after" in _last_tool_result(rig), "the agent reads its own unsaved edit"
     assert (rig.workspace / "closed.txt").read_text() == "before\n"
     assert client.editor.buffers[rig.uri("closed.txt")].text == "after\n"
+
+
+async def test_a_late_answer_after_cancel_is_ignored_quietly(rig: Rig, client: DshClient) -> None:
+    (rig.workspace / "late.txt").write_text("slow\n")
+    uri = rig.uri("late.txt")
+    open_document(client, uri, "slow\n")
+    asked = anyio.Event()
+    withdrawn: list[bool] = []
+
+    async def never(params: Json) -> None:
+        asked.set()
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            withdrawn.append(True)  # the server withdrew the request: pygls answers -32800 late
+            client.touched()
+            raise
+
+    rig.model.enqueue(
+        completion(tool_calls=[_read("late.txt")]),
+        completion(tool_calls=[_edit("late.txt", "slow", "fast")]),
+    )
+    client.before_apply = never
+    session = await client.new_session()
+    try:
+        async with client.prompting(session, "edit late.txt") as outcome:
+            with anyio.fail_after(20):
+                await asked.wait()
+            client.protocol.notify("dsh/cancel", {"sessionId": session})
+    finally:
+        client.before_apply = None
+    assert outcome == {"result": {"stopReason": "cancelled"}}
+    await client.until(lambda: bool(withdrawn))
+    assert client.editor.buffers[uri].text == "slow\n"
+    rig.model.enqueue(completion(text="still here"))
+    assert (await client.prompt(session, "and now?"))["stopReason"] == "end_turn"
+    assert client.messages == [], "no error pop-up for the late answer"

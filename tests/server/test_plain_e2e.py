@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
+import anyio
 import pytest
 import pytest_asyncio
 from lsprotocol import types
@@ -21,7 +22,6 @@ from .support import (
     Rig,
     open_document,
     running_server,
-    stalled,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -113,18 +113,27 @@ async def test_a_prompt_command_runs_a_whole_turn(rig: Rig, client: DshClient) -
 
 
 async def test_cancelling_the_progress_cancels_the_turn(rig: Rig, client: DshClient) -> None:
-    rig.model.enqueue(stalled("thinking"))
+    asked = anyio.Event()
+
+    async def never(params: Json) -> Json:
+        asked.set()
+        await anyio.sleep_forever()
+
+    client.answer_message = never
+    args = json.dumps({"file_path": "later.txt", "content": "x\n"})
+    rig.model.enqueue(completion(tool_calls=[ToolCallSpec(id="w1", name="write", arguments=args)]))
     client.progress_reports.clear()
     seen = len(client.messages)
     await _command(client, "dsh.newSession")
     await _command(client, "dsh.prompt", "take your time")
-    while not client.progress_reports:
-        await client.wait_for_notification(types.PROGRESS)
+    with anyio.fail_after(20):
+        await asked.wait()  # the turn waits for the user's approval
     (token,) = client.progress_reports
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     shown = await _next_message(client, seen)
     assert shown.message == "dsh: cancelled"
     assert _progress(client)[-1] == {"kind": "end", "message": "cancelled"}
+    assert not (rig.workspace / "later.txt").exists()
 
 
 async def test_cancel_resume_and_code_action_commands(rig: Rig, client: DshClient) -> None:

@@ -36,14 +36,6 @@ pytestmark = pytest.mark.e2e
 
 SPEC = "e2e_spec.lua"
 
-NEEDS_EDITOR_FS = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "needs the editor-backed filesystem (issue 8): the server still reads and writes "
-        "files on disk, so unsaved buffer text is invisible to the agent and edits bypass "
-        "workspace/applyEdit; strict, so this fails loudly once issue 8 lands"
-    ),
-)
 USAGE = wire_usage(prompt=1200, completion=40, cached=900, reasoning=12)
 
 
@@ -126,7 +118,6 @@ def _run(
     return run
 
 
-@NEEDS_EDITOR_FS
 def test_unsaved_buffer_is_read_and_edited_through_the_editor(
     tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
@@ -163,9 +154,7 @@ def test_streamed_answer_lands_in_the_chat_buffer(
     assert "tokens: 1,200 in (75% cached) · 40 out · 12 reasoning" in chat
 
 
-@pytest.mark.parametrize(
-    "choice", [pytest.param("allow_once", marks=NEEDS_EDITOR_FS), "reject_once"]
-)
+@pytest.mark.parametrize("choice", ["allow_once", "reject_once"])
 def test_permission_prompt_answered_through_vim_ui_select(
     choice: str, tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
@@ -184,7 +173,6 @@ def test_permission_prompt_answered_through_vim_ui_select(
         assert "declined" in edit_result, edit_result
 
 
-@NEEDS_EDITOR_FS
 def test_stale_edit_is_refused_and_the_model_is_told(
     tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
