@@ -5,8 +5,9 @@
 --- `vim.lsp.enable('dsh')` starts it for every file buffer; the workspace root is the
 --- nearest `root_markers` match (see `require('dsh').setup`), else the current directory.
 --- The capabilities turn on the rich `dsh/*` protocol and versioned edits; the handlers
---- route session updates to the chat, permission requests to `vim.ui.select`, and wrap
---- `workspace/applyEdit` so a stale edit is refused instead of silently skipped.
+--- route session updates to the chat, permission requests to `vim.ui.select`, wrap
+--- `workspace/applyEdit` so a stale edit is refused instead of silently skipped, and
+--- `:write` the buffers `dsh/saveDocuments` lists (`edits.save_after_turn`).
 
 ---@type vim.lsp.Config
 return {
@@ -20,7 +21,7 @@ return {
   end,
   capabilities = {
     experimental = {
-      dsh = { version = 1, sessionUpdates = true, permissions = true },
+      dsh = { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true },
     },
     workspace = {
       applyEdit = true,
@@ -38,6 +39,9 @@ return {
     end,
     ['workspace/applyEdit'] = function(...)
       return require('dsh.edits').handler(...)
+    end,
+    ['dsh/saveDocuments'] = function(...)
+      return require('dsh.save').handler(...)
     end,
   },
   on_exit = function(code, signal)

@@ -107,6 +107,34 @@ H.case('unsaved buffer is read and edited through the editor', function()
   H.eq('one undo step reverts the agent edit', H.lines(buf), { 'alpha', 'beta UNSAVED', 'gamma' })
 end)
 
+H.case('save after turn writes the edited buffer', function()
+  local client, buf = boot({ edits = { save_after_turn = true } })
+  local original = client.handlers['dsh/saveDocuments']
+  local answers = {}
+  client.handlers['dsh/saveDocuments'] = function(err, params, ctx)
+    local result = original(err, params, ctx)
+    answers[#answers + 1] = { uris = params.uris, saved = result.saved }
+    return result
+  end
+  local turn = ask('Fix notes.txt')
+  record(turn)
+  H.eq('turn ended normally', turn.done and turn.done.stopReason, 'end_turn')
+  -- The server asks once the turn has ended, which may be after the prompt's answer.
+  H.wait('the saveDocuments request', 10000, function()
+    return #answers > 0
+  end)
+  H.results.data.save_answers = answers
+  local uri = vim.uri_from_bufnr(buf)
+  H.eq('asked to save notes.txt, and saved it', answers[1], { uris = { uri }, saved = { uri } })
+  H.eq('buffer edited', H.lines(buf), { 'alpha', 'beta EDITED', 'gamma' })
+  H.eq('edit on disk', disk(buf), { 'alpha', 'beta EDITED', 'gamma' })
+  H.eq('buffer not modified', vim.bo[buf].modified, false)
+  api.nvim_buf_call(buf, function()
+    vim.cmd('silent undo')
+  end)
+  H.eq('the saved edit is still one undo step', H.lines(buf), ORIGINAL)
+end)
+
 H.case('streamed answer lands in the chat buffer', function()
   boot()
   require('dsh').toggle()

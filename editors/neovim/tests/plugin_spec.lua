@@ -90,11 +90,17 @@ H.case('setup validates options', function()
     '(dsh) `keymaps.send` should be string, not number'
   )
   H.eq(
+    'bad save_after_turn',
+    err_of({ edits = { save_after_turn = 'yes' } }),
+    '(dsh) `edits.save_after_turn` should be boolean, not string'
+  )
+  H.eq(
     'valid options',
     err_of({
       cmd = { 'python', '-m', 'dsh_lsp' },
       model = { name = 'm', base_url = 'http://127.0.0.1:1', thinking = 'enabled' },
       permissions = { edit = 'ask' },
+      edits = { save_after_turn = true },
       max_steps_per_turn = 5,
       session_dir = '/tmp/s',
       enable = false,
@@ -117,6 +123,7 @@ H.case('setup validates options', function()
       thinking = 'enabled',
     },
     permissions = { edit = 'ask', shell = 'ask', readOutsideWorkspace = 'ask' },
+    edits = { saveAfterTurn = true },
     maxStepsPerTurn = 5,
     sessionDir = '/tmp/s',
   })
@@ -124,7 +131,7 @@ H.case('setup validates options', function()
   H.eq(
     'experimental.dsh capability',
     config.capabilities.experimental.dsh,
-    { version = 1, sessionUpdates = true, permissions = true }
+    { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true }
   )
   H.eq(
     'documentChanges capability',
@@ -136,6 +143,7 @@ H.case('setup validates options', function()
     config.handlers['dsh/session/update']
       and config.handlers['dsh/requestPermission']
       and config.handlers['workspace/applyEdit']
+      and config.handlers['dsh/saveDocuments']
   )
   H.eq('enable=false leaves it disabled', vim.lsp.is_enabled('dsh'), false)
   H.check(
@@ -157,7 +165,12 @@ H.case('vim.lsp.enable starts the server with the dsh capabilities', function()
   H.eq(
     'experimental.dsh sent',
     caps.experimental.dsh,
-    { version = 1, sessionUpdates = true, permissions = true }
+    { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true }
+  )
+  H.eq(
+    'saveAfterTurn sent (default off)',
+    srv.init_params.initializationOptions.edits,
+    { saveAfterTurn = false }
   )
   H.eq('documentChanges sent', caps.workspace.workspaceEdit.documentChanges, true)
   H.eq('resourceOperations kept', caps.workspace.workspaceEdit.resourceOperations ~= nil, true)
@@ -494,6 +507,62 @@ H.case('applyEdit: stale refused, one undo step per tool call, DshChanges', func
     { api.nvim_buf_get_name(qf.items[1].bufnr), qf.items[1].lnum },
     { api.nvim_buf_get_name(bufnr), 2 }
   )
+end)
+
+H.case('saveDocuments writes the listed buffers and answers the uris saved', function()
+  local srv, _, bufnr, root = start({})
+  local function open(name, lines)
+    vim.fn.writefile(lines, root .. '/' .. name)
+    vim.cmd.edit(vim.fn.fnameescape(root .. '/' .. name))
+    return api.nvim_get_current_buf()
+  end
+  local clean = open('clean.txt', { 'clean' })
+  local locked = open('locked.txt', { 'locked' })
+  api.nvim_buf_set_lines(locked, 0, 1, false, { 'LOCKED' })
+  vim.bo[locked].readonly = true
+  api.nvim_buf_set_lines(bufnr, 1, 2, false, { 'TWO' })
+  local buffers = #api.nvim_list_bufs()
+  local uri = vim.uri_from_bufnr(bufnr)
+  local uris = {
+    uri,
+    vim.uri_from_fname(root .. '/clean.txt'),
+    vim.uri_from_bufnr(locked),
+    vim.uri_from_fname(root .. '/never-opened.txt'),
+    'untitled:Untitled-1',
+    uri,
+  }
+  local notified = {}
+  vim.notify = function(msg)
+    notified[#notified + 1] = msg
+  end
+  local result, err
+  srv:request('dsh/saveDocuments', { uris = uris }, function(r, e)
+    result, err = r, e
+  end)
+  H.wait('the saveDocuments answer', 2000, function()
+    return result ~= nil or err ~= nil
+  end)
+  H.eq('no error', err, nil)
+  H.eq('answer names the saved uris once, in order', result and result.saved, { uris[1], uris[2] })
+  H.eq('modified buffer written', vim.fn.readfile(root .. '/a.txt'), { 'one', 'TWO', 'three' })
+  H.eq('and no longer modified', vim.bo[bufnr].modified, false)
+  H.eq('clean buffer counts as saved', vim.bo[clean].modified, false)
+  H.eq('read-only buffer not written', vim.fn.readfile(root .. '/locked.txt'), { 'locked' })
+  H.eq('and still modified', vim.bo[locked].modified, true)
+  H.check(
+    'the failed save is reported',
+    notified[1] and notified[1]:find('could not save .*locked%.txt'),
+    notified
+  )
+  H.eq('no buffer created for unknown uris', #api.nvim_list_bufs(), buffers)
+  local bad
+  srv:request('dsh/saveDocuments', { uris = vim.NIL }, function(r)
+    bad = r
+  end)
+  H.wait('the malformed saveDocuments answer', 2000, function()
+    return bad ~= nil
+  end)
+  H.eq('malformed params save nothing', bad and bad.saved, {})
 end)
 
 H.case('sessions picker resumes and replays history', function()

@@ -6,8 +6,9 @@
  * (doubling delays, giving up after repeated quick crashes); `restart()` is the manual path
  * and resets the policy. The client advertises `experimental.dsh`, sends the typed server
  * settings as `initializationOptions`, answers `workspace/configuration` for section `dsh`
- * with the same object, and routes `dsh/session/update` and `dsh/requestPermission` to the
- * handlers given at construction, re-registering them on every new client.
+ * with the same object, and routes `dsh/session/update`, `dsh/requestPermission` and
+ * `dsh/saveDocuments` to the handlers given at construction, re-registering them on every
+ * new client.
  */
 
 import * as vscode from 'vscode';
@@ -22,7 +23,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { RestartPolicy } from './core/backoff';
-import { CLIENT_CAPABILITY, Methods, type PermissionResponse } from './core/protocol';
+import { CLIENT_CAPABILITY, Methods, type PermissionResponse, type SaveDocumentsResult } from './core/protocol';
 import type { ServerLaunch } from './core/serverCommand';
 import type { ServerSettings } from './core/settings';
 import type { ServerState } from './core/statusModel';
@@ -41,6 +42,8 @@ export interface ClientDeps {
 export interface ClientHandlers {
   onSessionUpdate(params: unknown): void;
   onRequestPermission(params: unknown, token: vscode.CancellationToken): Promise<PermissionResponse>;
+  /** `dsh/saveDocuments`: save the listed open documents, answer the uris saved. */
+  onSaveDocuments(params: unknown): Promise<SaveDocumentsResult>;
   /** The connection is gone: fail whatever waited on it. */
   onConnectionLost(reason: string): void;
 }
@@ -189,6 +192,7 @@ export class DshClient implements vscode.Disposable {
       client.onRequest(Methods.requestPermission, (params: unknown, token: vscode.CancellationToken) =>
         this.handlers.onRequestPermission(params, token),
       );
+      client.onRequest(Methods.saveDocuments, (params: unknown) => this.handlers.onSaveDocuments(params));
       this.client = client;
       this.policy.started(this.deps.clock.now());
       await client.start();

@@ -8,12 +8,13 @@ import { Approvals } from './approvals';
 import { CHAT_VIEW_ID, ChatView } from './chatView';
 import { DshClient } from './client';
 import { API_KEY_SECRET, registerCommands } from './commands';
+import { saveDocuments } from './core/saveDocuments';
 import { resolveServerLaunch } from './core/serverCommand';
 import { readClientSettings, readServerSettings } from './core/settings';
 import { PROPOSED_SCHEME, ProposedDocuments } from './diffView';
 import { Sessions } from './sessions';
 import { StatusBar } from './statusBar';
-import { pythonInterpreter, readSetting, realClock, SECTION, substitutions, which, workspaceRoot } from './vscodeapi';
+import { openDocuments, pythonInterpreter, readSetting, realClock, SECTION, substitutions, which, workspaceRoot } from './vscodeapi';
 
 /** The client `deactivate` stops (VS Code awaits the returned promise, unlike disposal). */
 let running: DshClient | undefined;
@@ -52,6 +53,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     {
       onSessionUpdate: (params) => sessions.handleUpdate(params),
       onRequestPermission: (params, token) => approvals.handle(params, token),
+      onSaveDocuments: (params) =>
+        saveDocuments(params, { documents: openDocuments, canonical: (uri) => vscode.Uri.parse(uri, true).toString(), warn: (message) => log.warn(message) }),
       onConnectionLost: (reason) => {
         approvals.dropAll();
         sessions.connectionLost(reason);

@@ -1,9 +1,9 @@
 /**
  * The thin seam over the `vscode` API that the extension's host modules read the world through.
  *
- * Configuration, workspace roots, the interpreter the Python extension selected, PATH lookup
- * and the clock live here, so the other modules take plain functions and values and the
- * load test can run the bundle against a stub `vscode` module.
+ * Configuration, workspace roots, the open documents, the interpreter the Python extension
+ * selected, PATH lookup and the clock live here, so the other modules take plain functions
+ * and values and the load test can run the bundle against a stub `vscode` module.
  */
 
 import { constants as fsConstants, promises as fs } from 'node:fs';
@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { whichIn } from './core/serverCommand';
+import type { SavableDocument } from './core/saveDocuments';
 import type { Substitutions } from './core/settings';
 
 export const SECTION = 'dsh';
@@ -22,6 +23,16 @@ export function readSetting(key: string): unknown {
 
 export function workspaceRoot(): string | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+}
+
+/** The text documents open now, as `dsh/saveDocuments` needs them. */
+export function openDocuments(): SavableDocument[] {
+  return vscode.workspace.textDocuments.map((document) => ({
+    uri: document.uri.toString(),
+    isUntitled: document.isUntitled,
+    isClosed: document.isClosed,
+    save: () => document.save(),
+  }));
 }
 
 export function substitutions(): Substitutions {

@@ -134,6 +134,16 @@ def test_unsaved_buffer_is_read_and_edited_through_the_editor(
     assert (workspace / "notes.txt").read_text() == "alpha\nbeta\ngamma\n"
 
 
+def test_save_after_turn_writes_the_edited_buffer(
+    tmp_path: Path, workspace: Path, model: ScriptedServer
+) -> None:
+    script = [_read("c1"), _edit("c2", "beta", "beta EDITED"), _text("Done.")]
+    run = _run("save after turn writes the edited buffer", tmp_path, workspace, model, script)
+    run.assert_passed()
+    assert len(model.requests) == 3
+    assert (workspace / "notes.txt").read_text() == "alpha\nbeta EDITED\ngamma\n"
+
+
 def test_streamed_answer_lands_in_the_chat_buffer(
     tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:

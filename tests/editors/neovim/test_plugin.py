@@ -2,7 +2,7 @@
 
 These pin the plugin's side of the contract on their own: options, capabilities sent at
 ``initialize``, prompt blocks, cancellation, permission prompts, the ``workspace/applyEdit``
-wrapper and undo grouping, the session picker and ``:checkhealth dsh``.
+wrapper and undo grouping, ``dsh/saveDocuments``, the session picker and ``:checkhealth dsh``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ CASES = [
     "cancel from the chat with <C-c>",
     "permission request with diff preview through vim.ui.select",
     "applyEdit: stale refused, one undo step per tool call, DshChanges",
+    "saveDocuments writes the listed buffers and answers the uris saved",
     "sessions picker resumes and replays history",
     "toggle opens and closes the chat window; float layout",
     "checkhealth dsh reports",

@@ -18,6 +18,9 @@ local H = {}
 ---@field shell "ask"|"allow"|"deny"
 ---@field read_outside_workspace "ask"|"allow"|"deny"
 
+---@class dsh.EditOptions
+---@field save_after_turn boolean The server asks the plugin to `:write` the agent's edits after each turn.
+
 ---@class dsh.KeymapOptions
 ---@field send string Chat buffer, normal and insert mode: send the prompt.
 ---@field send_normal string Chat buffer, normal mode: send the prompt (or jump from a tool line).
@@ -37,6 +40,7 @@ local H = {}
 ---@field enable boolean `setup()` calls `vim.lsp.enable('dsh')`.
 ---@field model dsh.ModelOptions
 ---@field permissions dsh.PermissionOptions
+---@field edits dsh.EditOptions
 ---@field max_steps_per_turn? integer
 ---@field session_dir? string
 ---@field keymaps dsh.KeymapOptions
@@ -52,6 +56,7 @@ M.defaults = {
   enable = true,
   model = { name = nil, base_url = nil, api_key_env = 'DEEPSEEK_API_KEY', thinking = nil },
   permissions = { edit = 'allow', shell = 'ask', read_outside_workspace = 'ask' },
+  edits = { save_after_turn = false },
   max_steps_per_turn = nil,
   session_dir = nil,
   keymaps = { send = '<C-s>', send_normal = '<CR>', cancel = '<C-c>', close = 'q' },
@@ -101,6 +106,7 @@ function M.server_settings(options)
       shell = o.permissions.shell,
       readOutsideWorkspace = o.permissions.read_outside_workspace,
     },
+    edits = { saveAfterTurn = o.edits.save_after_turn },
     maxStepsPerTurn = o.max_steps_per_turn,
     sessionDir = o.session_dir,
   }
@@ -193,6 +199,9 @@ function H.validate(o)
     o.permissions.read_outside_workspace,
     { 'ask', 'allow', 'deny' }
   )
+
+  H.check_type('edits', o.edits, 'table')
+  H.check_type('edits.save_after_turn', o.edits.save_after_turn, 'boolean')
 
   H.check_type('max_steps_per_turn', o.max_steps_per_turn, 'number', true)
   if

@@ -17,6 +17,7 @@ import {
   type Position,
   type PromptResult,
   type Range,
+  type SaveDocumentsParams,
   type SessionInfo,
   type SessionUpdate,
   type SessionUpdateParams,
@@ -235,6 +236,12 @@ export function parsePermissionRequest(value: unknown): PermissionRequestParams 
   const content = parseList(call.content, parseToolContent);
   if (content !== undefined) toolCall.content = content;
   return { sessionId, toolCall, options };
+}
+
+/** `dsh/saveDocuments` params (non-string uris dropped), or `undefined` when malformed. */
+export function parseSaveDocuments(value: unknown): SaveDocumentsParams | undefined {
+  if (!isObject(value) || !Array.isArray(value.uris)) return undefined;
+  return { uris: value.uris.filter((uri): uri is string => typeof uri === 'string') };
 }
 
 export function parseSessionList(value: unknown): SessionInfo[] {

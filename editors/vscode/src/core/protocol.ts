@@ -13,10 +13,11 @@ export const Methods = {
   cancel: 'dsh/cancel',
   sessionUpdate: 'dsh/session/update',
   requestPermission: 'dsh/requestPermission',
+  saveDocuments: 'dsh/saveDocuments',
 } as const;
 
 /** What the client puts under `capabilities.experimental.dsh` in `initialize`. */
-export const CLIENT_CAPABILITY = { version: 1, sessionUpdates: true, permissions: true } as const;
+export const CLIENT_CAPABILITY = { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true } as const;
 
 export interface Position {
   line: number;
@@ -132,6 +133,15 @@ export interface PermissionRequestParams {
 export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
 export interface PermissionResponse {
   outcome: PermissionOutcome;
+}
+
+/** `dsh/saveDocuments` (server → client): save these documents (the agent edited them). */
+export interface SaveDocumentsParams {
+  uris: string[];
+}
+/** The uris actually saved; one left out stays pending on the server for the next turn. */
+export interface SaveDocumentsResult {
+  saved: string[];
 }
 
 export interface PromptParams {

@@ -3,7 +3,7 @@
  *
  * `readServerSettings` turns the `dsh.*` configuration into the object sent as
  * `initializationOptions` and answered for `workspace/configuration` section `dsh`: the shape
- * the server validates (`model`, `permissions`, `maxStepsPerTurn`, `sessionDir`). Unset or
+ * the server validates (`model`, `permissions`, `edits`, `maxStepsPerTurn`, `sessionDir`). Unset or
  * invalid values are left out so the server's own defaults apply; invalid ones are reported
  * as problems. `readClientSettings` covers the keys only the extension uses.
  */
@@ -15,11 +15,16 @@ export type Thinking = 'enabled' | 'disabled';
 export interface ServerSettings {
   model?: { name?: string; baseUrl?: string; apiKeyEnv?: string; thinking?: Thinking };
   permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy };
+  edits?: { saveAfterTurn?: boolean };
   maxStepsPerTurn?: number;
   sessionDir?: string;
 }
 
-type Kind = { type: 'string'; path?: boolean } | { type: 'enum'; values: readonly string[] } | { type: 'integer'; minimum: number; maximum: number };
+type Kind =
+  | { type: 'string'; path?: boolean }
+  | { type: 'boolean' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'integer'; minimum: number; maximum: number };
 
 /** Every server-facing key below `dsh.`, with how its value is checked. */
 export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
@@ -30,6 +35,7 @@ export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
   'permissions.edit': { type: 'enum', values: ['allow', 'ask'] },
   'permissions.shell': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
+  'edits.saveAfterTurn': { type: 'boolean' },
   maxStepsPerTurn: { type: 'integer', minimum: 1, maximum: 10_000 },
   sessionDir: { type: 'string', path: true },
 };
@@ -82,6 +88,8 @@ function check(key: string, kind: Kind, value: unknown, vars: Substitutions): { 
       if (typeof value !== 'string') return { problem: `dsh.${key} must be a string` };
       if (value.trim() === '') return {};
       return { value: kind.path ? substitute(value, vars) : value };
+    case 'boolean':
+      return typeof value === 'boolean' ? { value } : { problem: `dsh.${key} must be true or false (got ${JSON.stringify(value)})` };
     case 'enum':
       return kind.values.includes(value as string)
         ? { value }

@@ -7,7 +7,9 @@
  * - `ScriptedModel` runs that server in its own process and reads back what it was asked.
  * - `Editor` plays VS Code's side of text sync and `workspace/applyEdit`: versioned
  *   `TextDocumentEdit`s are rejected (`applied: false`) when the version is stale, exactly as
- *   VS Code does, and an `onApplyEdit` hook lets a test "type" before the edit lands.
+ *   VS Code does, and an `onApplyEdit` hook lets a test "type" before the edit lands. It
+ *   answers `dsh/saveDocuments` as the extension does: each listed open document is written
+ *   to disk (followed by `didSave`) and named in `saved`.
  * - `DshServer` spawns `.venv/bin/dsh-lsp --stdio`, initializes it with VS Code-like
  *   capabilities plus `experimental.dsh`, and records every `dsh/session/update`.
  */
@@ -16,7 +18,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import {
   type ApplyWorkspaceEditParams,
@@ -25,6 +27,7 @@ import {
   ConfigurationRequest,
   DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
+  DidSaveTextDocumentNotification,
   InitializedNotification,
   InitializeRequest,
   type TextDocumentEdit,
@@ -181,6 +184,9 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
 export class Editor {
   readonly documents = new Map<string, OpenDocument>();
   readonly applyEdits: ApplyWorkspaceEditParams[] = [];
+  /** Every `dsh/saveDocuments` the server sent, with the answer given. */
+  readonly saveRequests: { uris: string[]; saved: string[] }[] = [];
+  private saveWaiters: ((request: { uris: string[]; saved: string[] }) => void)[] = [];
   /** Runs before an applyEdit is checked (a test "types" here to make it stale). */
   onApplyEdit: ((params: ApplyWorkspaceEditParams) => void) | undefined;
   connection: MessageConnection | undefined;
@@ -212,6 +218,33 @@ export class Editor {
       textDocument: { uri, version: document.version },
       contentChanges: [{ range: { start: { line, character }, end: { line: endLine, character: endCharacter } }, text: newText }],
     });
+  }
+
+  /** Resolves with the next `dsh/saveDocuments` request once it has been answered; rejects after `timeoutMs`. */
+  nextSave(timeoutMs = 20_000): Promise<{ uris: string[]; saved: string[] }> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timed out waiting for dsh/saveDocuments')), timeoutMs);
+      this.saveWaiters.push((request) => {
+        clearTimeout(timer);
+        resolve(request);
+      });
+    });
+  }
+
+  /** `dsh/saveDocuments`: write each listed open document, then `didSave`; unknown uris are left out. */
+  handleSaveDocuments(params: { uris: string[] }): { saved: string[] } {
+    const saved: string[] = [];
+    for (const uri of params.uris) {
+      const document = this.documents.get(uri);
+      if (document === undefined) continue;
+      writeFileSync(fileURLToPath(uri), document.text);
+      void this.connection?.sendNotification(DidSaveTextDocumentNotification.type, { textDocument: { uri } });
+      saved.push(uri);
+    }
+    const request = { uris: params.uris, saved };
+    this.saveRequests.push(request);
+    for (const waiter of this.saveWaiters.splice(0)) waiter(request);
+    return { saved };
   }
 
   handleApplyEdit(params: ApplyWorkspaceEditParams): ApplyWorkspaceEditResult {
@@ -288,6 +321,7 @@ export class DshServer {
       return this.answerPermission(params, token);
     });
     connection.onRequest(ApplyWorkspaceEditRequest.type, (params) => editor.handleApplyEdit(params));
+    connection.onRequest('dsh/saveDocuments', (params: { uris: string[] }) => editor.handleSaveDocuments(params));
     connection.onRequest(ConfigurationRequest.type, (params) => params.items.map((item) => (item.section === 'dsh' ? this.settings : null)));
     connection.onRequest('window/workDoneProgress/create', () => null);
     connection.onRequest('client/registerCapability', () => null);
@@ -343,7 +377,7 @@ export class DshServer {
         },
         textDocument: { synchronization: { dynamicRegistration: true, didSave: true, willSave: true } },
         window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: true } }, showDocument: { support: true } },
-        experimental: { dsh: { version: 1, sessionUpdates: true, permissions: true } },
+        experimental: { dsh: { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true } },
       },
     });
     await connection.sendNotification(InitializedNotification.type, {});

@@ -1,8 +1,8 @@
 /**
  * End to end against the real server (`.venv/bin/dsh-lsp --stdio`) and the scripted model:
- * streaming, approval, a versioned edit of a dirty buffer, a stale edit, rejection, both
- * cancellation paths, resume from a new server process, and the error answers the chat view
- * relies on. Edits are expected through `workspace/applyEdit` (the editor-edits contract).
+ * streaming, approval, a versioned edit of a dirty buffer, saving the agent's edits after the
+ * turn (`dsh.edits.saveAfterTurn`), a stale edit, rejection, both cancellation paths, resume
+ * from a new server process, and the error answers the chat view relies on. Edits are expected through `workspace/applyEdit` (the editor-edits contract).
  */
 
 import assert from 'node:assert/strict';
@@ -134,6 +134,30 @@ test('approval, then a versioned minimal edit applied to a dirty buffer through 
   assert.equal(readFileSync(file, 'utf8'), onDisk, 'nothing was written behind the editor');
   const card = server.updatesOf(sessionId, 'tool_call').map((u) => u.toolCall).filter((c) => c.toolCallId === 'call_edit');
   assert.equal(card[card.length - 1]?.status, 'completed');
+});
+
+test('saveAfterTurn: the server asks the editor to save the edited document after the turn, and it lands on disk', editorEdits, async () => {
+  const onDisk = 'n = 1\n';
+  const { server, workspace } = await world(
+    (ws) => [
+      completion({ toolCalls: [{ id: 'call_read', name: 'read', arguments: { file_path: path.join(ws, 'n.py') } }] }),
+      completion({ toolCalls: [{ id: 'call_edit', name: 'edit', arguments: { file_path: path.join(ws, 'n.py'), old_string: 'n = 1', new_string: 'n = 2' } }] }),
+      completion({ text: 'Saved.' }),
+    ],
+    { edits: { saveAfterTurn: true } },
+    { 'n.py': onDisk },
+  );
+  const file = path.join(workspace, 'n.py');
+  const document = server.editor.open(file, onDisk);
+  const sessionId = await newSession(server);
+  const saving = server.editor.nextSave();
+  const result = await server.request<Json>('dsh/prompt', { sessionId, prompt: text('bump n') });
+  assert.equal(result.stopReason, 'end_turn');
+  const request = await saving;
+  assert.deepEqual(request, { uris: [document.uri], saved: [document.uri] });
+  assert.equal(server.editor.documents.get(document.uri)?.text, 'n = 2\n');
+  assert.equal(readFileSync(file, 'utf8'), 'n = 2\n', 'the edit is on disk after the turn');
+  assert.equal(server.editor.applyEdits.length, 1, 'the edit itself still went through the editor');
 });
 
 test('a stale edit is refused by the editor, the model sees FS_STALE_VERSION, the user keeps their text', editorEdits, async () => {

@@ -3,7 +3,8 @@
  * a scripted fake server through the real vscode-languageclient: activation registers every
  * contribution; the client advertises `experimental.dsh`, sends the typed settings; a prompt
  * from the webview streams into the view, an approval card is answered, "Show diff" opens
- * `vscode.diff` on the proposed text; a crashed server is restarted; deactivate shuts down.
+ * `vscode.diff` on the proposed text, `dsh/saveDocuments` saves the open documents it lists;
+ * a crashed server is restarted; deactivate shuts down.
  */
 
 import assert from 'node:assert/strict';
@@ -46,12 +47,15 @@ interface Loaded {
   world: StubWorld;
   extension: { activate(context: unknown): Promise<void>; deactivate(): Promise<void> };
   context: { subscriptions: { dispose(): unknown }[] };
+  /** Paths of the documents whose `save()` ran, in order. */
+  saves: string[];
 }
 
 /** Load the bundle against a fresh stub; `documents` (path → text) are open in the "editor". */
 function load(config: Record<string, unknown>, documents: Record<string, string> = {}): Loaded {
   const world = installVscodeStub({ config, workspaceRoot: ws });
   const FileUri = world.vscode.Uri as { file(p: string): unknown };
+  const saves: string[] = [];
   (world.vscode.workspace as Json).textDocuments = Object.entries(documents).map(([file, text]) => ({
     uri: FileUri.file(file),
     languageId: 'python',
@@ -59,6 +63,10 @@ function load(config: Record<string, unknown>, documents: Record<string, string>
     isClosed: false,
     isUntitled: false,
     getText: () => text,
+    save: async () => {
+      saves.push(file);
+      return true;
+    },
   }));
   delete require.cache[BUNDLE];
   const extension = require(BUNDLE) as Loaded['extension'];
@@ -74,7 +82,7 @@ function load(config: Record<string, unknown>, documents: Record<string, string>
       onDidChange: () => ({ dispose: () => undefined }),
     },
   };
-  return { world, extension, context };
+  return { world, extension, context, saves };
 }
 
 async function unload({ world, extension, context }: Loaded): Promise<void> {
@@ -96,6 +104,7 @@ test('activation, settings, a streamed turn with an approval, Show diff, and shu
       'dsh.model.name': 'deepseek-v4-flash',
       'dsh.model.apiKeyEnv': 'DSH_TEST_KEY',
       'dsh.permissions.edit': 'ask',
+      'dsh.edits.saveAfterTurn': true,
       'dsh.maxStepsPerTurn': 7,
       'dsh.sessionDir': '${workspaceFolder}/.sessions',
     },
@@ -163,12 +172,13 @@ test('activation, settings, a streamed turn with an approval, Show diff, and shu
   assert.deepEqual(start.argv.slice(-1), ['--stdio']);
   assert.equal(start.apiKey, 'sk-test-secret', 'the key from secret storage reaches the server in apiKeyEnv');
   const init = entries.find((e) => e.method === 'initialize')?.params as Json;
-  assert.deepEqual(init.capabilities.experimental.dsh, { version: 1, sessionUpdates: true, permissions: true });
+  assert.deepEqual(init.capabilities.experimental.dsh, { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true });
   assert.equal(init.capabilities.workspace.applyEdit, true);
   assert.equal(init.capabilities.workspace.workspaceEdit.documentChanges, true);
   const settings = {
     model: { name: 'deepseek-v4-flash', apiKeyEnv: 'DSH_TEST_KEY' },
     permissions: { edit: 'ask' },
+    edits: { saveAfterTurn: true },
     maxStepsPerTurn: 7,
     sessionDir: `${ws}/.sessions`,
   };
@@ -181,6 +191,10 @@ test('activation, settings, a streamed turn with an approval, Show diff, and shu
   assert.deepEqual(entries.find((e) => e.method === 'dsh/session/new')?.params, { cwd: ws });
   assert.deepEqual(entries.find((e) => e.method === 'dsh/prompt')?.params, { sessionId: 'fake-1', prompt: [{ type: 'text', text: 'please fix it' }] });
   assert.deepEqual(entries.find((e) => e.method === 'dsh/requestPermission:answer')?.answer, { outcome: { outcome: 'selected', optionId: 'allow_once' } });
+  const save = entries.find((e) => e.method === 'dsh/saveDocuments:answer');
+  assert.deepEqual(save?.params.uris, [`file://${ws}/a.py`, 'file:///nowhere/never-opened.py']);
+  assert.deepEqual(save?.answer, { saved: [`file://${ws}/a.py`] }, 'the open document is saved, the unknown one left out');
+  assert.deepEqual(loaded.saves, [path.join(ws, 'a.py')]);
   assert.ok(entries.some((e) => e.method === 'shutdown'), 'deactivate shuts the server down');
 });
 

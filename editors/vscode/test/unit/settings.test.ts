@@ -12,6 +12,7 @@ test('server settings nest by key and leave unset values out', () => {
       'model.apiKeyEnv': 'MY_KEY',
       'permissions.edit': 'ask',
       'permissions.shell': 'deny',
+      'edits.saveAfterTurn': true,
       maxStepsPerTurn: 12,
       sessionDir: '',
     }),
@@ -20,6 +21,7 @@ test('server settings nest by key and leave unset values out', () => {
   assert.deepEqual(settings, {
     model: { name: 'deepseek-v4-pro', apiKeyEnv: 'MY_KEY' },
     permissions: { edit: 'ask', shell: 'deny' },
+    edits: { saveAfterTurn: true },
     maxStepsPerTurn: 12,
   });
 });
@@ -32,6 +34,13 @@ test('invalid values are reported and not sent', () => {
   assert.equal(problems.length, 4);
   assert.match(problems.join('\n'), /dsh\.permissions\.edit must be one of allow, ask/);
   assert.match(problems.join('\n'), /dsh\.maxStepsPerTurn must be an integer from 1 to/);
+});
+
+test('saveAfterTurn is sent when false too, and only as a boolean', () => {
+  assert.deepEqual(readServerSettings(from({ 'edits.saveAfterTurn': false })), { settings: { edits: { saveAfterTurn: false } }, problems: [] });
+  const { settings, problems } = readServerSettings(from({ 'edits.saveAfterTurn': 'yes' }));
+  assert.deepEqual(settings, {});
+  assert.deepEqual(problems, ['dsh.edits.saveAfterTurn must be true or false (got "yes")']);
 });
 
 test('an out-of-range step limit is reported', () => {
