@@ -6,8 +6,10 @@ small TCP proxy here that timestamps the bytes (first SSE byte of each response,
 response, start of each request). Figures:
 
 - cold start: spawn → ``initialize`` answered, against a bare pygls server; plus where the
-  time goes (interpreter start, ``lsprotocol`` import, every import of ``dsh_lsp``) and the
-  start-up after ``initialized`` (plugins loaded; the first ``dsh/session/new`` answer);
+  time goes (interpreter start, ``lsprotocol`` and pygls imports, the server modules
+  imported before ``initialize`` is answered, all layers, which load after it, and
+  ``dsh-lsp --version``) and the start-up after ``initialized`` (the layers imported and
+  the plugins loaded; the first ``dsh/session/new`` answer);
 - a 200-chunk turn: prompt → answer, and the harness's share (minus the model's time), next
   to reading the same stream with bare httpx;
 - a 10-step turn (nine ``read`` tool steps, then text), first prompt of the process and
@@ -99,7 +101,7 @@ class Proxy:
             await listener.serve(self._connection)
 
     async def _connection(self, client: SocketStream) -> None:
-        # A side closing early (readers stop at [DONE]) ends the other side too.
+        # A side closing early (a reader that gives up draining) ends the other side too.
         with contextlib.suppress(
             OSError, anyio.BrokenResourceError, anyio.ClosedResourceError, ExceptionGroup
         ):
@@ -247,15 +249,17 @@ def environment(root: Path, proxy_port: int) -> dict[str, str]:
 
 
 async def raw_stream(base_url: str, count: int = 1) -> float:
-    """Seconds for ``count`` POSTs whose streams bare httpx reads up to ``[DONE]`` (where
-    the adapter stops too), in sequence."""
+    """Seconds for ``count`` POSTs whose streams bare httpx reads in sequence, each up to
+    ``[DONE]`` and then to the end of the body, as the adapter does, so that one kept-alive
+    connection serves them all."""
     async with httpx.AsyncClient(timeout=60) as http:
         started = time.perf_counter()
         for _ in range(count):
             async with http.stream("POST", base_url + "/chat/completions", content=b"{}") as r:
-                async for text in r.aiter_lines():
-                    if text == "data: [DONE]":
-                        break
+                done = False
+                async for text in r.aiter_lines():  # after [DONE]: drain what remains
+                    done = done or text == "data: [DONE]"
+                assert done, "the stream ended without [DONE]"
         return time.perf_counter() - started
 
 
@@ -288,8 +292,13 @@ async def cold_start(root: Path, rounds: int) -> None:
         "python startup (-c pass)": [py, "-c", "pass"],
         "import lsprotocol.types": [py, "-c", "import lsprotocol.types"],
         "import pygls.lsp.server": [py, "-c", "import pygls.lsp.server"],
-        "import dsh_lsp.server": [py, "-c", "import dsh_lsp.server"],
-        "import dsh_lsp.__main__ (all layers)": [py, "-c", "import dsh_lsp.__main__"],
+        "import dsh_lsp.server.server (before initialize)": [
+            py,
+            "-c",
+            "import dsh_lsp.server.server",
+        ],
+        "import dsh_lsp.app (all layers, after initialized)": [py, "-c", "import dsh_lsp.app"],
+        "dsh-lsp --version": [py, "-m", "dsh_lsp", "--version"],
     }
     for label, command in parts.items():
         best = min(wall(command) for _ in range(rounds))

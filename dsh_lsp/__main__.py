@@ -15,41 +15,37 @@ id goes to stderr at the end. Exit status: 0 when the turn completed (or stopped
 or max-steps, with a warning), 1 when it failed or was rejected, 2 when the kernel could not
 start or the session could not be opened, 130 when interrupted. Runner mode is not LSP, so
 stdout is free for the answer; logs go to stderr.
+
+The command line is parsed before anything heavy is imported: ``--version`` and ``--help``
+load no layer, the server path loads the language server (which answers ``initialize``
+before it loads the layers below it), and only the chosen command loads its own modules.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import TextIO
-
-import anyio
+from typing import TYPE_CHECKING, TextIO, cast
 
 from dsh_lsp import __version__
-from dsh_lsp.agent import AGENTS, Agent, AgentHandle, AgentSpec
-from dsh_lsp.app import (
-    AppSettings,
-    TerminalApprovalPlugin,
-    TerminalPermissions,
-    build_kernel_plugins,
-    demo_plan,
-    load_server_plugins,
-)
-from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
-from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
-from dsh_lsp.llm import JsonObject, ReasoningDelta, SessionId, TextDelta, chunk_from_json
-from dsh_lsp.server import TcpAddress, configure_logging, run_demo, serve
-from dsh_lsp.server.logs import LEVELS
-from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
-from dsh_lsp.tools import TOOLS, ToolRegistry, parse_arguments
+
+if TYPE_CHECKING:
+    from dsh_lsp.agent import Agent, AgentHandle
+    from dsh_lsp.app import AppSettings
+    from dsh_lsp.kernel import Context, Kernel
+    from dsh_lsp.llm import JsonObject, SessionId
+    from dsh_lsp.server import DshSettings, LogLevel
+    from dsh_lsp.session import SessionEventNotice
+    from dsh_lsp.tools import ToolRegistry
 
 DIM, RESET = "\x1b[2m", "\x1b[0m"
+LOG_LEVELS = ("debug", "info", "warning", "error")
+"""``dsh_lsp.server.LogLevel`` (a test keeps them equal), spelled here so that parsing the
+command line imports no layer."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-file", type=Path, help="append logs here instead of stderr")
     parser.add_argument(
-        "--log-level", choices=tuple(LEVELS), default="warning", help="default: warning"
+        "--log-level", choices=LOG_LEVELS, default="warning", help="default: warning"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
@@ -86,11 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _tcp_address(text: str) -> TcpAddress:
+def _tcp_address(text: str) -> tuple[str, int]:
     host, colon, port = text.rpartition(":")
     if not colon or not host or not port.isdigit() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
-    return TcpAddress(host=host, port=int(port))
+    return host, int(port)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +122,9 @@ class TurnPrinter:
 
     def on_event(self, notice: SessionEventNotice) -> None:
         """Print the parts of the turn a person reads; ignore other sessions."""
+        from dsh_lsp.llm import ReasoningDelta, TextDelta, chunk_from_json
+        from dsh_lsp.tools import parse_arguments
+
         if notice.session.id != self.session:
             return
         data = notice.event.data
@@ -167,6 +166,9 @@ def _outcome(data: JsonObject) -> str:
 
 
 async def _open(request: RunRequest, settings: AppSettings, kernel: Kernel) -> AgentHandle:
+    from dsh_lsp.agent import AGENTS, AgentSpec
+    from dsh_lsp.llm import SessionId
+
     agents = kernel.context.require(AGENTS)
     if request.session is not None:
         return await agents.resume(SessionId(request.session), options=settings.agent_options())
@@ -175,6 +177,10 @@ async def _open(request: RunRequest, settings: AppSettings, kernel: Kernel) -> A
 
 
 async def _watch_interrupts(agent: Agent) -> None:
+    import signal
+
+    import anyio
+
     with anyio.open_signal_receiver(signal.SIGINT) as signals:
         async for _ in signals:
             agent.cancel("interrupted")
@@ -183,6 +189,19 @@ async def _watch_interrupts(agent: Agent) -> None:
 async def run(request: RunRequest, out: TextIO, err: TextIO) -> int:
     """Run one prompt (see the module docstring); returns the exit status. Never raises
     for failures it can explain: it reports them on ``err``."""
+    import anyio
+
+    from dsh_lsp.app import (
+        AppSettings,
+        TerminalApprovalPlugin,
+        TerminalPermissions,
+        build_kernel_plugins,
+    )
+    from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
+    from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
+    from dsh_lsp.session import SESSION_EVENT
+    from dsh_lsp.tools import TOOLS
+
     overrides: dict[str, object] = {}
     if request.model is not None:
         overrides["model"] = request.model
@@ -248,6 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "run":
+        import anyio
+
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
         request = RunRequest(
             prompt=args.prompt,
@@ -258,12 +279,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             yes=args.yes,
         )
         return anyio.run(run, request, sys.stdout, sys.stderr, backend="asyncio")
-    configure_logging(args.log_level, args.log_file)
+    from dsh_lsp import server  # the layers below it load after ``initialize``
+
+    server.configure_logging(cast("LogLevel", args.log_level), args.log_file)
     if args.command == "demo":
-        return anyio.run(
-            partial(run_demo, demo_plan(), sys.stdout, keep=args.keep), backend="asyncio"
-        )
-    return serve(load_server_plugins, tcp=args.tcp)
+        return _demo(keep=args.keep)
+    tcp = None if args.tcp is None else server.TcpAddress(host=args.tcp[0], port=args.tcp[1])
+    return server.serve(_load_plugins, tcp=tcp)
+
+
+async def _load_plugins(ctx: Context, settings: DshSettings, roots: tuple[str, ...]) -> None:
+    """``dsh_lsp.app.load_server_plugins``, imported when the server's start-up needs it."""
+    from dsh_lsp.app import load_server_plugins
+
+    await load_server_plugins(ctx, settings, roots)
+
+
+def _demo(*, keep: bool) -> int:
+    from functools import partial
+
+    import anyio
+
+    from dsh_lsp.app import demo_plan
+    from dsh_lsp.server import run_demo
+
+    return anyio.run(partial(run_demo, demo_plan(), sys.stdout, keep=keep), backend="asyncio")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -38,3 +39,27 @@ def test_unknown_option_is_a_usage_error_on_stderr() -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert "unrecognized arguments: --no-such-option" in result.stderr
+
+
+def test_version_and_help_load_no_layer() -> None:
+    probe = (
+        "import sys\n"
+        "import dsh_lsp.__main__ as cli\n"
+        "for argv in (['--version'], ['--help'], ['run', '--help']):\n"
+        "    try:\n"
+        "        cli.main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('dsh_lsp.')"
+        " or m.split('.')[0] in ('pydantic', 'pygls', 'lsprotocol', 'httpx', 'anyio')))\n"
+    )
+    result = _run([sys.executable, "-c", probe])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "['dsh_lsp.__main__']"
+
+
+def test_the_log_levels_are_the_servers() -> None:
+    from dsh_lsp.__main__ import LOG_LEVELS
+    from dsh_lsp.server import LogLevel
+
+    assert get_args(LogLevel) == LOG_LEVELS

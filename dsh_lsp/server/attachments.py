@@ -2,9 +2,9 @@
 
 A ``text`` block becomes a text block. A ``resource_link`` (a file, or a range of it, the user
 attached as context) becomes a text block holding that text, framed so the model knows where
-it came from::
+it came from (``attachment_frame``)::
 
-    <attachment path="/abs/path.py" lines="3-7" source="editor">
+    <attachment path="/abs/path.py" lines="3-7" range="2:0-6:12" source="editor">
     …
     </attachment>
 
@@ -26,6 +26,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from dsh_lsp.llm import ContentBlock, TextBlock
 
+from .attachment_frame import frame_attachment
 from .wire import Range, ResourceLinkContent, TextContent
 
 MAX_ATTACHMENT_BYTES: Final = 1 << 20
@@ -74,13 +75,12 @@ async def _attachment(link: ResourceLinkContent, workspace: Workspace, index: in
             position_codec=workspace.position_codec,
         )
     text = document.source
-    lines = ""
     if link.range is not None:
         text = document.text_in_client_range(_lsp_range(link.range))
-        lines = f' lines="{link.range.start.line + 1}-{link.range.end.line + 1}"'
-    return TextBlock(
-        text=f'<attachment path="{document.path}"{lines} source="{source}">\n{text}\n</attachment>'
+    framed = frame_attachment(
+        path=document.path, uri=link.uri, text=text, source=source, link_range=link.range
     )
+    return TextBlock(text=framed)
 
 
 def _lsp_range(value: Range) -> types.Range:

@@ -2,7 +2,8 @@
 
 ``initialize`` validates ``initializationOptions`` (a bad value fails ``initialize`` with
 -32602 naming the field) and records the client's features and workspace folders; the
-response goes out at once. Start-up (``boot``) runs in the kernel after ``initialized``:
+response goes out at once, before the layers below the server are even imported: start-up
+(``boot``) imports them and runs in the kernel after ``initialized``:
 it fetches the ``dsh`` section of ``workspace/configuration`` when the client offers it,
 merges it over the initialization options (a bad section is reported with
 ``window/showMessage`` and ignored), loads the plugins through ``load_plugins`` (the
@@ -19,27 +20,27 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import anyio
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.uris import to_fs_path
 
-from dsh_lsp.agent import AgentOptions
 from dsh_lsp.kernel import Context, DshError, PluginFailedError
 from dsh_lsp.llm import JsonValue
 
-from .bridge import SessionBridge
 from .channel import ClientChannel, ClientFeatures, ClientRequestError, client_features
 from .documents import OpenDocuments
-from .edit_capabilities import edit_capabilities
-from .editor_connection import ChannelEditor
-from .editor_plugin import EDITOR, EditorSetup
+from .edit_capabilities import EditCapabilities, edit_capabilities
 from .errors import ServerError
-from .plain_client import PLAIN_CLIENT, PlainClient, PlainClientPlugin
-from .plugin import BRIDGE, ServerBridgePlugin
 from .settings import SECTION, DshSettings, SettingsError, merge_settings, parse_settings
+
+if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
+    from dsh_lsp.agent import AgentOptions
+
+    from .bridge import SessionBridge
+    from .plain_client import PlainClient
 
 _log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class ServerState:
         self._load_plugins = load_plugins
         self.documents = documents if documents is not None else OpenDocuments()
         """The mirror of the client's open documents (fed by the protocol)."""
-        self.editor: EditorSetup | None = None
+        self._edits: EditCapabilities | None = None
         self._progress = False
         self._plain: PlainClient | None = None
         self.init_options: JsonValue = None
@@ -93,18 +94,15 @@ class ServerState:
         self.channel = channel(self.features)
         self.roots = workspace_roots(params)
         encoding = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
-        capabilities = edit_capabilities(params.capabilities, encoding)
-        self.documents.encoding = capabilities.position_encoding
-        self.editor = EditorSetup(
-            connection=ChannelEditor(self.channel, self.documents, capabilities),
-            confirm_edits=lambda: self.settings.permissions.edit == "ask",
-            save_after_turn=lambda: self.settings.edits.save_after_turn,
-        )
+        self._edits = edit_capabilities(params.capabilities, encoding)
+        self.documents.encoding = self._edits.position_encoding
         window = params.capabilities.window
         self._progress = bool(window is not None and window.work_done_progress)
 
     def agent_options(self) -> AgentOptions:
         """Options for a new agent from the current settings."""
+        from dsh_lsp.agent import AgentOptions  # loaded after initialize
+
         return AgentOptions(
             model=self.settings.model.name, max_steps=self.settings.max_steps_per_turn
         )
@@ -134,13 +132,24 @@ class ServerState:
         return self._plain
 
     async def _boot(self) -> None:
+        # The layers below the server load here, after ``initialize`` was answered.
+        from .editor_connection import ChannelEditor
+        from .editor_plugin import EDITOR, EditorSetup
+        from .plain_client import PLAIN_CLIENT, PlainClientPlugin
+        from .plugin import BRIDGE, ServerBridgePlugin
+
         try:
             if self.features.configuration:
                 await self._apply_section(await self._fetch_section(), startup=True)
-            if self.editor is not None:
-                self._ctx.provide(EDITOR, self.editor)
-            await self._load_plugins(self._ctx, self.settings, self.roots)
             assert self.channel is not None
+            if self._edits is not None:
+                editor = EditorSetup(
+                    connection=ChannelEditor(self.channel, self.documents, self._edits),
+                    confirm_edits=lambda: self.settings.permissions.edit == "ask",
+                    save_after_turn=lambda: self.settings.edits.save_after_turn,
+                )
+                self._ctx.provide(EDITOR, editor)
+            await self._load_plugins(self._ctx, self.settings, self.roots)
             await self._ctx.plugin(
                 ServerBridgePlugin(
                     self.channel,

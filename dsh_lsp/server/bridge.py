@@ -4,9 +4,17 @@ The bridge never touches the loop: it creates and resumes agents through the reg
 them messages, and renders what their sessions log (``SESSION_EVENT``) through one
 ``UpdateTranslator`` per session into ``dsh/session/update`` notifications. A prompt settles
 exactly once (``PendingPrompt``): on the ``turn/end`` of the first message-triggered turn
-logged after it was sent; from the log when the agent goes idle without that event having
-reached us; or at once as ``cancelled`` on ``dsh/cancel`` or when its request is cancelled.
+logged after it was sent, or from the log once the agent is idle (the event never reached
+us, or a cancel dropped the message before its turn started). ``dsh/cancel`` and a cancelled
+request stop the turn and the prompt waits for it to end, so every update of a turn — its
+closing ``state_update`` and ``usage_update`` included — is sent (the sink flushed) before
+the prompt answers, whether the turn completed, failed or was cancelled.
 A resume replays the whole log through a fresh translator before it answers.
+
+``dsh/session/new`` only reserves the session (id, cwd, creation time); its first prompt
+creates the agent and the stored session, titled from that prompt (``session_title``), so
+the title is in the stored header from the start. A session nobody prompted leaves no
+trace, as before: the store writes a log at its first turn.
 
 Kernel listeners here never raise: an exception in a ``SESSION_EVENT`` listener would fail
 the turn that logged the event, so each is contained and logged.
@@ -16,13 +24,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
 
 import anyio
 
 from dsh_lsp.agent import (
-    AgentHandle,
+    Agent,
     AgentOptions,
     AgentRegistry,
     AgentSpec,
@@ -30,26 +37,22 @@ from dsh_lsp.agent import (
 )
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
-from dsh_lsp.session import SESSION_PERSISTENCE, SessionError, SessionEventNotice
+from dsh_lsp.session import SESSION_PERSISTENCE, SessionError, SessionEventNotice, new_session_id
 from dsh_lsp.tools import ToolRegistry
 
-from .errors import TurnRunningError, UnknownSessionError
+from .errors import ServerError, TurnRunningError, UnknownSessionError
 from .outcome import PendingPrompt, PromptResult
+from .session_record import ListEntry, SessionRecord, stored_entry
+from .session_title import session_title
 from .sink import UpdateSink
 from .updates import UpdateTranslator
 
 _log = logging.getLogger(__name__)
 
 SESSION_NOT_FOUND: Final = "SESSION_NOT_FOUND"
-
-
-@dataclass(slots=True, kw_only=True)
-class SessionRecord:
-    """One session open in this editor."""
-
-    handle: AgentHandle
-    translator: UpdateTranslator
-    prompt: PendingPrompt | None = None
+LANDING_TIMEOUT: Final = 10.0
+"""Seconds a prompt whose request was cancelled waits for its turn to end before it
+answers anyway."""
 
 
 class SessionBridge:
@@ -81,37 +84,23 @@ class SessionBridge:
         return None if record is None else record.translator
 
     async def new_session(self, cwd: str | None) -> SessionId:
-        """Start an agent on a new session in ``cwd`` (default: the first workspace folder).
-
-        Raises AgentError / SessionError from the registry.
-        """
-        spec = AgentSpec(options=self._options(), cwd=cwd or self._default_cwd())
-        handle = await self._agents.create(spec)
-        session = handle.agent.session
-        self._records[session.id] = SessionRecord(
-            handle=handle, translator=UpdateTranslator(self._tools, session.header.cwd)
-        )
-        return session.id
+        """Reserve a new session in ``cwd`` (default: the first workspace folder); its first
+        prompt creates the agent. Never raises."""
+        session_id = new_session_id()
+        where = cwd or self._default_cwd()
+        self._records[session_id] = SessionRecord.reserved(session_id, where, self._tools)
+        return session_id
 
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by
         the time of its last event, a stored one by its last write."""
-        entries: dict[str, dict[str, JsonValue]] = {}
+        entries: dict[str, ListEntry] = {}
         persistence = self._ctx.get(SESSION_PERSISTENCE)
         if persistence is not None:
             for stored in await persistence.list():
-                header = stored.header
-                entries[header.id] = _entry(
-                    header.id, header.cwd, header.title, header.created_at, stored.updated_at
-                )
+                entries[stored.header.id] = stored_entry(stored)
         for session_id, record in self._records.items():
-            session = record.handle.agent.session
-            header = session.header
-            events = session.events
-            updated = events[-1].time if len(events) else header.created_at
-            entries[session_id] = _entry(
-                session_id, header.cwd, header.title, header.created_at, updated
-            )
+            entries[session_id] = record.list_entry()
         ordered = sorted(entries.values(), key=lambda e: _int(e["updatedAt"]), reverse=True)
         return list(ordered)
 
@@ -123,13 +112,13 @@ class SessionBridge:
         and AgentError from the registry otherwise.
         """
         record = await self._open(session_id)
-        session = record.handle.agent.session
-        replay = UpdateTranslator(self._tools, session.header.cwd)
-        for event in session.events[:]:
-            for update in replay.translate(event):
-                self._sink.send(session_id, update)
-        self._sink.flush(session_id)
-        return session.id
+        if record.handle is not None:
+            replay = UpdateTranslator(self._tools, record.cwd)
+            for event in record.handle.agent.session.events[:]:
+                for update in replay.translate(event):
+                    self._sink.send(session_id, update)
+            self._sink.flush(session_id)
+        return SessionId(record.session_id)
 
     async def _open(self, session_id: str) -> SessionRecord:
         while (opening := self._opening.get(session_id)) is not None:
@@ -147,16 +136,16 @@ class SessionBridge:
         finally:
             del self._opening[session_id]
             opening.set()
-        cwd = handle.agent.session.header.cwd
-        record = SessionRecord(handle=handle, translator=UpdateTranslator(self._tools, cwd))
-        self._records[session_id] = record
+        record = self._records[session_id] = SessionRecord.opened(handle, self._tools)
         return record
 
     async def prompt(self, session_id: str, content: tuple[ContentBlock, ...]) -> PromptResult:
         """Send ``content`` and wait for the turn it starts to end.
 
         Raises UnknownSessionError, TurnRunningError, TurnFailedError (the turn ended with
-        an error; its code travels along). Cancelling the caller cancels the turn.
+        an error; its code travels along), and AgentError / SessionError when the first
+        prompt cannot create the session. Cancelling the caller cancels the turn, and the
+        caller's cancellation is re-raised once that turn has ended.
         """
         record = self._records.get(session_id)
         if record is None:
@@ -164,31 +153,65 @@ class SessionBridge:
         if record.prompt is not None:
             raise TurnRunningError(session_id)
         pending = record.prompt = PendingPrompt()
-        agent = record.handle.agent
         try:
+            agent = await self._agent(record, content)
             await agent.when_idle()
-            if not pending.settled:
+            if not pending.cancelling:
                 pending.begin(len(agent.session.events))
                 agent.send(content)
-            return await pending.wait()
+                await pending.until_ended_or_cancelling()
+            await self._land(record, pending)
+            return pending.result()
         except anyio.get_cancelled_exc_class():
-            self.cancel(session_id)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(LANDING_TIMEOUT):
+                self.cancel(session_id)
+                await self._land(record, pending)
             raise
         finally:
             if record.prompt is pending:
                 record.prompt = None
 
+    async def _agent(self, record: SessionRecord, content: tuple[ContentBlock, ...]) -> Agent:
+        """The session's agent; the first prompt of a new session creates it (and the stored
+        session, titled from ``content``). Raises AgentError / SessionError."""
+        if record.handle is None:
+            spec = AgentSpec(
+                options=self._options(),
+                session_id=SessionId(record.session_id),
+                cwd=record.cwd,
+                title=session_title(content),
+            )
+            handle = await self._agents.create(spec)
+            if self._closed:  # the bridge closed while the agent was being made
+                await handle.dispose()
+                raise ServerError("dsh-lsp is shutting down")
+            record.handle = handle
+            record.created_at = handle.agent.session.header.created_at
+        return record.handle.agent
+
+    async def _land(self, record: SessionRecord, pending: PendingPrompt) -> None:
+        """Wait until the prompt's turn has ended, settle the prompt, and send what the sink
+        holds: after this every update of the turn is on its way to the client."""
+        if not pending.settled:
+            if record.handle is None or not pending.started:
+                pending.cancel()
+            else:
+                agent = record.handle.agent
+                await agent.when_idle()
+                pending.reconcile(agent.session.events[pending.watermark :])
+        self._sink.flush(record.session_id)
+
     def cancel(self, session_id: str) -> None:
-        """Cancel the session's turn and settle its prompt as ``cancelled`` now; unknown
-        sessions are ignored (this serves a notification)."""
+        """Cancel the session's turn; its prompt answers ``cancelled`` once the turn has
+        ended. Unknown sessions are ignored (this serves a notification)."""
         record = self._records.get(session_id)
         if record is None:
             _log.info("dsh/cancel for a session that is not open: %s", session_id)
             return
-        record.handle.agent.cancel("dsh/cancel")
+        if record.handle is not None:
+            record.handle.agent.cancel("dsh/cancel")
         if record.prompt is not None and not record.prompt.settled:
-            self._sink.flush(session_id)
-            record.prompt.cancel()
+            record.prompt.request_cancel()
 
     def on_session_event(self, notice: SessionEventNotice) -> None:
         """``SESSION_EVENT`` listener: render the event, settle a prompt on its turn's end."""
@@ -239,20 +262,11 @@ class SessionBridge:
 
     async def _dispose(self, session_id: str, record: SessionRecord) -> None:
         try:
-            await record.handle.dispose()
+            if record.handle is not None:
+                await record.handle.dispose()
         except Exception:
             _log.exception("disposing the agent of session %s failed", session_id)
         self._sink.forget(session_id)
-
-
-def _entry(
-    session_id: str, cwd: str | None, title: str | None, created: int, updated: int
-) -> dict[str, JsonValue]:
-    entry: dict[str, JsonValue] = {"sessionId": session_id, "cwd": cwd, "createdAt": created}
-    if title is not None:
-        entry["title"] = title
-    entry["updatedAt"] = updated
-    return entry
 
 
 def _int(value: JsonValue) -> int:

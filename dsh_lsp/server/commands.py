@@ -16,7 +16,7 @@ arguments answer ``-32602`` naming the argument; any other ``DshError`` its JSON
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from lsprotocol import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -28,9 +28,11 @@ from dsh_lsp.llm import JsonObject, JsonValue
 
 from .attachments import prompt_content
 from .errors import to_jsonrpc
-from .plain_client import PlainClient
 from .settings import describe_validation_error
 from .wire import Range, ResourceLinkContent, TextContent
+
+if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
+    from .plain_client import PlainClient
 
 NEW_SESSION: Final = "dsh.newSession"
 PROMPT: Final = "dsh.prompt"
@@ -41,7 +43,7 @@ EXCERPT_CHARS: Final = 60
 
 R = TypeVar("R")
 
-PlainSource = Callable[[], Awaitable[PlainClient]]
+PlainSource = Callable[[], Awaitable["PlainClient"]]
 """The connection's ``PlainClient`` once start-up finished (raises its failure)."""
 
 

@@ -10,6 +10,11 @@ and the diff the agent's edit made. The client answers ``workspace/applyEdit`` l
 (``demo_editor``), so the edit lands in the open, unsaved buffer and the disk stays as it
 was. The composition root supplies the plan (the
 script needs the shipped test kit, which this package may not import).
+
+Nothing fails quietly or hangs (``demo_client``): an exception in one of the client's
+handlers (pygls would only log it) stops the demo, as does any other failure; the language
+server is then sent end of input (it stops its turn, flushes and exits), and ``run_demo``
+reports the failure on ``err`` and returns 1.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from pygls.uris import from_fs_path
 
 from dsh_lsp.llm import JsonObject, JsonValue
 
-from .converter import dict_params_converter
+from .demo_client import DemoClient, DemoFailedError, stop_demo_client, until_failure
 from .demo_editor import EDIT_CAPABILITIES, DemoEditor
 
 
@@ -86,10 +91,11 @@ class _Printer:
                 self._start("thought", "thinking:  ")
                 self._out.write(str(update.get("text", "")))
             case "user_message":
-                texts = [str(b.get("text", "")) for b in update.get("content", ())]
-                first = texts[0] if texts else ""
-                more = f" (+{len(texts) - 1} attachment)" if len(texts) > 1 else ""
-                self.line(f"you:       {first}{more}")
+                blocks = update.get("content", ())
+                texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+                links = sum(1 for b in blocks if b.get("type") == "resource_link")
+                more = f" (+{links} attachment{'s' if links > 1 else ''})" if links else ""
+                self.line(f"you:       {texts[0] if texts else ''}{more}")
             case "tool_call":
                 self._tool(update.get("toolCall") or {})
             case "usage_update":
@@ -113,17 +119,30 @@ class _Printer:
         self.line(f"tool:      {title}{kind} — {card.get('status')}")
 
 
-async def run_demo(plan: DemoPlan, out: TextIO, *, keep: bool = False) -> int:
+async def run_demo(
+    plan: DemoPlan, out: TextIO, *, err: TextIO | None = None, keep: bool = False
+) -> int:
     """Run the demo (see the module docstring); 0 when the turn ended ``end_turn`` and
-    the document changed on disk. Raises OSError when a process cannot start."""
+    the document changed in the editor but not on disk, 1 otherwise. A failure (a process
+    that cannot start, a client handler that raised, a time-out) is reported on ``err``
+    (default: stderr) and returns 1; only cancellation propagates."""
     root = Path(tempfile.mkdtemp(prefix="dsh-demo-"))
     try:
         return await _demo(plan, root, out)
+    except Exception as exc:
+        (err or sys.stderr).write(f"dsh-lsp demo: failed: {_describe(exc)}\n")
+        return 1
     finally:
         if keep:
-            out.write(f"kept the demo directory: {root}\n")
+            (err or sys.stderr).write(f"kept the demo directory: {root}\n")
         else:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, DemoFailedError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 async def _demo(plan: DemoPlan, root: Path, out: TextIO) -> int:
@@ -168,7 +187,7 @@ async def announced_port(process: Process, prefix: bytes) -> int:
 
 async def _session(plan: DemoPlan, root: Path, workspace: Path, port: int, out: TextIO) -> int:
     printer = _Printer(out)
-    client = LanguageClient("dsh-lsp-demo", "1", converter_factory=dict_params_converter)
+    client = DemoClient()
 
     @client.feature("dsh/session/update")  # type: ignore[untyped-decorator]  # pygls is untyped here
     def on_update(ls: LanguageClient, params: Mapping[str, Any]) -> None:  # Any: decoded JSON
@@ -186,10 +205,10 @@ async def _session(plan: DemoPlan, root: Path, workspace: Path, port: int, out: 
     )
     try:
         with anyio.fail_after(60):
-            return await _drive(client, plan, workspace, printer, out)
+            return await until_failure(client, _drive(client, plan, workspace, printer, out))
     finally:
-        if not client.stopped:
-            await client.stop()  # type: ignore[no-untyped-call]  # pygls is untyped here
+        with anyio.CancelScope(shield=True):
+            await stop_demo_client(client)
 
 
 async def _drive(

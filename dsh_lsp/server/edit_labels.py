@@ -1,11 +1,11 @@
 """Edit labels: which tool call an edit belongs to, for the editor's undo stack (server layer).
 
 The ``FileSystem`` seam carries no call information, so a ``tools/pre-execute`` listener
-records the running call's title (the title the UI shows for it) and whether edits must be
-confirmed (``dsh.permissions.edit`` is ``ask``) in a context variable; ``tools/post-execute``
-clears it. The pipeline awaits both listeners and the tool in one task, so the value is
-exactly the call the provider is working for; work outside any call gets a title of the
-provider's choosing.
+records the running call's title (the title the UI shows for it, paths relative to the
+session's cwd) and whether edits must be confirmed (``dsh.permissions.edit`` is ``ask``) in a
+context variable; ``tools/post-execute`` clears it. The pipeline awaits both listeners and
+the tool in one task, so the value is exactly the call the provider is working for; work
+outside any call gets a title of the provider's choosing.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dsh_lsp.tools import (
     ToolRegistry,
 )
 
+from .display_paths import relative_title
 from .workspace_edits import EditLabel
 
 _CURRENT: ContextVar[EditLabel | None] = ContextVar("dsh_edit_label", default=None)
@@ -50,7 +51,8 @@ def label_listeners(
     ) -> PreToolDecision:
         decision = await proceed()
         title = execution.title or tools.present_call(execution.name, execution.arguments).title
-        _CURRENT.set(EditLabel(title=title, confirm=confirm()))
+        cwd = None if execution.session is None else execution.session.header.cwd
+        _CURRENT.set(EditLabel(title=relative_title(title, cwd), confirm=confirm()))
         return decision
 
     async def after(

@@ -5,10 +5,12 @@ started (``begin``) just before its message is sent, with the log length at that
 its watermark; until then it ignores the log. It claims the first *message-triggered*
 ``turn/start`` logged after the watermark (injection turns are never a prompt's) and
 settles, exactly once, on that turn's ``turn/end``: a result with ``stopReason`` and the
-turn's summed usage, or a ``TurnFailedError`` for an ``error`` end. ``reconcile`` replays
-the log from the watermark for the fallback path (the agent went idle but the event never
-reached us), and ``cancel`` settles at once with ``cancelled``, since a cancelled turn may
-end before it even started.
+turn's summed usage, or a ``TurnFailedError`` for an ``error`` end. A cancel does not settle
+it: ``request_cancel`` only wakes ``until_ended_or_cancelling``, so the owner can wait for
+the cancelled turn to land its ``turn/end`` (and its updates) before it answers.
+``reconcile`` settles from the log once the agent is idle (``cancelled`` when the log holds
+no finished turn of this prompt: a cancel can drop the message before its turn starts), and
+``cancel`` settles at once with ``cancelled`` (a prompt that never sent its message).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ Settlement = PromptResult | TurnFailedError
 class PendingPrompt:
     """One prompt waiting for its turn; see the module docstring."""
 
-    __slots__ = ("_done", "_usage", "outcome", "turn", "watermark")
+    __slots__ = ("_cancelling", "_done", "_usage", "_woken", "outcome", "turn", "watermark")
 
     def __init__(self, watermark: int | None = None) -> None:
         self.watermark = watermark
@@ -73,6 +75,8 @@ class PendingPrompt:
         self.outcome: Settlement | None = None
         self._usage: dict[str, int] = {}
         self._done = anyio.Event()
+        self._woken = anyio.Event()
+        self._cancelling = False
 
     @property
     def settled(self) -> bool:
@@ -83,6 +87,21 @@ class PendingPrompt:
     def started(self) -> bool:
         """True once ``begin`` fixed the watermark."""
         return self.watermark is not None
+
+    @property
+    def cancelling(self) -> bool:
+        """True once ``request_cancel`` was called."""
+        return self._cancelling
+
+    def request_cancel(self) -> None:
+        """Record that the turn is being cancelled and wake ``until_ended_or_cancelling``;
+        the prompt still settles from its turn's end (or ``reconcile``)."""
+        self._cancelling = True
+        self._woken.set()
+
+    async def until_ended_or_cancelling(self) -> None:
+        """Return once the prompt settled or a cancel was requested."""
+        await self._woken.wait()
 
     def begin(self, watermark: int) -> None:
         """Start watching the log from seq ``watermark`` (the message is about to be sent)."""
@@ -125,8 +144,13 @@ class PendingPrompt:
     async def wait(self) -> PromptResult:
         """The result once settled. Raises TurnFailedError for a failed turn."""
         await self._done.wait()
+        return self.result()
+
+    def result(self) -> PromptResult:
+        """The settled result. Raises TurnFailedError for a failed turn; call only once
+        ``settled``."""
         outcome = self.outcome
-        assert outcome is not None
+        assert outcome is not None, "the prompt has not settled"
         if isinstance(outcome, TurnFailedError):
             raise outcome
         return outcome
@@ -135,6 +159,7 @@ class PendingPrompt:
         if self.outcome is None:
             self.outcome = outcome
             self._done.set()
+            self._woken.set()
 
     def _add_usage(self, usage: JsonValue) -> None:
         if not isinstance(usage, dict):

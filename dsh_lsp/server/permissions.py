@@ -78,7 +78,7 @@ class EditorPermissions:
             if self._channel.features.permissions:
                 outcome = await self._ask_rich(session_id, card, reason)
             else:
-                outcome = await self._ask_plain(view, reason)
+                outcome = await self._ask_plain(str(card["title"]), reason)
         except ClientRequestError as exc:
             _log.warning("permission request failed, refusing the call: %s", exc)
             outcome = "reject_once"
@@ -115,11 +115,11 @@ class EditorPermissions:
             return "cancelled"
         return _option(parsed.outcome.option_id)
 
-    async def _ask_plain(self, view: ToolCallView, reason: str | None) -> PermissionOutcome:
+    async def _ask_plain(self, title: str, reason: str | None) -> PermissionOutcome:
         why = f" ({reason})" if reason else ""
         params: dict[str, JsonValue] = {
             "type": WARNING,
-            "message": f"dsh-lsp wants to run: {view.title}{why}. Allow it?",
+            "message": f"dsh-lsp wants to run: {title}{why}. Allow it?",
             "actions": [{"title": name} for _, name in OPTIONS],
         }
         answer: JsonValue = await self._channel.request(SHOW_MESSAGE_REQUEST, params)

@@ -10,13 +10,13 @@ Progress is a status line, never the answer: the text of the reply goes elsewher
 from __future__ import annotations
 
 import logging
-import os
 from typing import Final
 
 from dsh_lsp.llm import JsonObject
 from dsh_lsp.tools import ToolCallView, ToolKind
 
 from .channel import ClientChannel, ClientRequestError
+from .display_paths import relative_path, relative_title
 
 _log = logging.getLogger(__name__)
 
@@ -35,14 +35,12 @@ _VERBS: Final[dict[ToolKind, str]] = {
 
 
 def progress_message(view: ToolCallView, cwd: str | None) -> str:
-    """A short message for a tool call: a verb and the file, relative to ``cwd``."""
+    """A short message for a tool call: a verb and the file, relative to ``cwd`` (or the
+    call's title, its paths relative to ``cwd``)."""
     verb = _VERBS.get(view.kind)
     if verb is None or not view.locations or view.kind in ("search", "execute"):
-        return view.title
-    path = view.locations[0].path
-    if cwd and os.path.isabs(path) and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
-        path = os.path.relpath(path, cwd)
-    return f"{verb} {path}"
+        return relative_title(view.title, cwd)
+    return f"{verb} {relative_path(view.locations[0].path, cwd)}"
 
 
 class TurnProgress:

@@ -4,18 +4,22 @@ The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only) a
 ``Kernel``. Inside the kernel's lifetime, this module opens the transport, builds the server
 and runs the read loop (``pump``) as a task of its own; pygls runs each request handler as
 an asyncio task on the same loop, and the agents run as kernel tasks. The loop ends on
-``exit`` or at end of input (a client that died). Either way the bridge is closed before the
-kernel: running turns are cancelled, open prompts answered, and every session log flushed.
-The exit code is 0 after ``shutdown`` + ``exit`` or end of input, 1 for ``exit`` without
-``shutdown`` (as LSP asks).
+``exit``, at end of input (a client that died), or on SIGTERM/SIGINT (Neovim's
+``client:stop(true)`` sends SIGTERM; a terminal sends SIGINT), which end it exactly like the
+end of input. Either way the bridge is closed before the kernel: running turns are
+cancelled, open prompts answered, and every session log flushed. The exit code is 0 after
+``shutdown`` + ``exit``, end of input or a stop signal, 1 for ``exit`` without ``shutdown``
+(as LSP asks).
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import anyio
 
@@ -27,6 +31,9 @@ from .server import DshLanguageServer, build_server
 from .transport import Connection, open_stdio, open_tcp
 
 _log = logging.getLogger(__name__)
+
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
+"""Signals that end the server like the end of its input."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,7 +57,7 @@ async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
             connection: Connection = await open_stdio()
         else:
             connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-        code = await run_connection(server, connection)
+        code = await run_connection(server, connection, stop_signals=STOP_SIGNALS)
         with anyio.CancelScope(shield=True):
             await server.state.aclose()
             await connection.aclose()
@@ -80,8 +87,14 @@ class _FrameWriter:
         """Nothing to do here: ``serve`` closes the connection after the bridge."""
 
 
-async def run_connection(server: DshLanguageServer, connection: Connection) -> int:
-    """Pump ``connection`` into ``server`` until ``exit`` or end of input; the exit code."""
+async def run_connection(
+    server: DshLanguageServer,
+    connection: Connection,
+    *,
+    stop_signals: tuple[signal.Signals, ...] = (),
+) -> int:
+    """Pump ``connection`` into ``server`` until ``exit``, end of input or one of
+    ``stop_signals`` (handled only while this runs; main thread only); the exit code."""
     protocol = server.protocol
     protocol.set_writer(_FrameWriter(connection))
     stopped = anyio.Event()
@@ -96,7 +109,16 @@ async def run_connection(server: DshLanguageServer, connection: Connection) -> i
             await pump(connection, protocol)
             stopped.set()
 
+        async def watch_signals() -> None:
+            with anyio.open_signal_receiver(*stop_signals) as received:
+                async for number in received:
+                    _log.info("received %s: stopping", number.name)
+                    stopped.set()
+                    return
+
         group.start_soon(read)
+        if stop_signals:
+            group.start_soon(watch_signals)
         await stopped.wait()
         group.cancel_scope.cancel()
     return protocol.exit_code if protocol.exit_code is not None else 0

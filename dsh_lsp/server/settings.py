@@ -13,16 +13,21 @@ misplaced secret cannot leak through an error. The API key itself is never a set
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Literal
+from typing import ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
-from dsh_lsp.llm.deepseek import DEFAULT_MODELS, Thinking
 
 SECTION = "dsh"
 """The ``workspace/configuration`` section (and the prefix of every error path)."""
+
+DEFAULT_MODEL: Final = "deepseek-v4-flash"
+"""The first of ``dsh_lsp.llm.deepseek.DEFAULT_MODELS`` (a test keeps them equal). Spelled
+here so that validating ``initialize`` does not import the HTTP adapter."""
+Thinking = Literal["enabled", "disabled"]
+"""``dsh_lsp.llm.deepseek.Thinking``, spelled here for the same reason."""
 
 EditPolicy = Literal["allow", "ask"]
 ShellPolicy = Literal["ask", "allow", "deny"]
@@ -42,7 +47,7 @@ class ModelSettings(BaseModel):
 
     model_config = _CONFIG
 
-    name: str = Field(default=DEFAULT_MODELS[0], min_length=1)
+    name: str = Field(default=DEFAULT_MODEL, min_length=1)
     """The model name sent with every request."""
     base_url: str | None = Field(default=None, min_length=1)
     """The OpenAI-compatible API root; ``None``: ``$DEEPSEEK_BASE_URL``, else DeepSeek's."""

@@ -10,7 +10,7 @@ event                         update(s)
 ============================  ==========================================================
 ``turn/start``                ``state_update{state: running}``
 ``turn/end``                  ``state_update{state: idle, stopReason?, error?}``
-``user/message``,             ``user_message{content}``
+``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
                               the first fragment of a tool call: ``tool_call{pending}``
@@ -49,6 +49,8 @@ from dsh_lsp.tools import (
     parse_arguments,
 )
 
+from .attachment_frame import attachment_link
+from .display_paths import relative_title
 from .outcome import stop_reason
 
 _log = logging.getLogger(__name__)
@@ -179,9 +181,7 @@ class UpdateTranslator:
         return card
 
     def _title(self, title: str) -> str:
-        if not self._cwd:
-            return title
-        return title.replace(self._cwd.rstrip("/") + "/", "")
+        return relative_title(title, self._cwd)
 
     def _path(self, path: str) -> str:
         if self._cwd and not os.path.isabs(path):
@@ -221,12 +221,15 @@ def _idle(reason: JsonValue) -> JsonObject:
 
 
 def _content(blocks: JsonValue) -> list[JsonValue]:
+    """The prompt blocks of a logged user message: its text, and each attachment as the
+    ``resource_link`` the user sent."""
     if not isinstance(blocks, list):
         return []
     out: list[JsonValue] = []
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "text":
-            out.append({"type": "text", "text": block.get("text", "")})
+            text = str(block.get("text", ""))
+            out.append(attachment_link(text) or {"type": "text", "text": text})
     return out
 
 

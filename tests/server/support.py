@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import pytest_lsp
@@ -451,13 +451,20 @@ class RawServer:
 
 @asynccontextmanager
 async def raw_server(
-    model: ModelScript, root: Path, args: Iterable[str] = (), **env: str
+    model: ModelScript,
+    root: Path,
+    args: Iterable[str] = (),
+    *,
+    python: Iterable[str] = (),
+    stderr: IO[bytes] | int = subprocess.DEVNULL,
+    **env: str,
 ) -> AsyncIterator[RawServer]:
-    """A ``RawServer`` on a fresh process; killed on exit if still running."""
+    """A ``RawServer`` on a fresh process (``python`` holds interpreter options, e.g.
+    ``-X importtime``); killed on exit if still running."""
     process = await anyio.open_process(
-        [sys.executable, "-m", "dsh_lsp", *args],
+        [sys.executable, *python, "-m", "dsh_lsp", *args],
         env=server_env(model.base_url, root / "state", **env),
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
     )
     try:
         yield RawServer(process)

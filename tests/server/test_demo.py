@@ -1,9 +1,17 @@
-"""``dsh-lsp demo``: the offline demo runs three real processes and exits 0."""
+"""``dsh-lsp demo``: the offline demo runs three real processes and exits 0; a failure in
+the demo client ends it with a non-zero exit and a message instead of a hang."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
+
+import anyio
+import pytest
+
+from dsh_lsp.app import demo_plan
+from dsh_lsp.server import run_demo
 
 
 def test_the_demo_streams_a_turn_and_prints_the_diff() -> None:
@@ -18,6 +26,7 @@ def test_the_demo_streams_a_turn_and_prints_the_diff() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "thinking:  The user wants" in out
+    assert "you:       Mark the release-notes TODO in notes.md as done. (+1 attachment)" in out
     assert "tool:      Read notes.md [read] — completed" not in out  # result lines omit the kind
     assert "tool:      Read notes.md — completed" in out
     assert "tool:      Grep 'TODO' in . — completed" in out
@@ -26,3 +35,27 @@ def test_the_demo_streams_a_turn_and_prints_the_diff() -> None:
     assert "-- [ ] TODO: write the release notes" in out
     assert "+- [x] write the release notes" in out
     assert out.rstrip().endswith("demo finished: ok")
+
+
+class ClosedPipe(io.StringIO):
+    """Standard output whose reader went away (``dsh-lsp demo | head``): every write fails
+    from the first update on (in the client's notification handler)."""
+
+    broken = False
+
+    def write(self, text: str) -> int:
+        self.broken = self.broken or "state:" in text or "you:" in text
+        if self.broken:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+@pytest.mark.asyncio
+async def test_a_failing_client_handler_ends_the_demo_with_a_message() -> None:
+    err = io.StringIO()
+    with anyio.fail_after(50):
+        code = await run_demo(demo_plan(), ClosedPipe(), err=err)
+    assert code == 1
+    message = err.getvalue()
+    assert message.startswith("dsh-lsp demo: failed: ")
+    assert "BrokenPipeError" in message

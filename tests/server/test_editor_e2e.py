@@ -231,3 +231,35 @@ async def test_a_late_answer_after_cancel_is_ignored_quietly(rig: Rig, client: D
     rig.model.enqueue(completion(text="still here"))
     assert (await client.prompt(session, "and now?"))["stopReason"] == "end_turn"
     assert client.messages == [], "no error pop-up for the late answer"
+
+
+async def test_titles_and_edit_labels_show_paths_relative_to_the_session_cwd(
+    rig: Rig, client: DshClient
+) -> None:
+    (rig.workspace / "abs.py").write_text("a = 1\n")
+    uri = rig.uri("abs.py")
+    open_document(client, uri, "a = 1\n")
+    absolute = str(rig.workspace / "abs.py")
+    grep = ToolCallSpec(
+        id="g1", name="grep", arguments=json.dumps({"pattern": "a", "path": str(rig.workspace)})
+    )
+    sent = len(client.editor.received)
+    rig.model.enqueue(
+        completion(tool_calls=[_read(absolute), grep]),
+        completion(tool_calls=[_edit(absolute, "a = 1", "a = 2")]),
+        completion(text="done"),
+    )
+    session = await client.new_session()
+    assert (await client.prompt(session, "edit it"))["stopReason"] == "end_turn"
+    titles = {
+        c["toolCallId"]: c["title"]
+        for c in client.tool_calls(session)
+        if c["status"] == "in_progress"
+    }
+    assert titles == {"r1": "Read abs.py", "g1": "Grep 'a' in .", "e1": "Edit abs.py"}
+    (params,) = client.editor.received[sent:]
+    assert params["label"] == "Edit abs.py"
+    edit_card = next(
+        c for c in client.tool_calls(session) if c["toolCallId"] == "e1" and "content" in c
+    )
+    assert edit_card["content"][0]["path"] == absolute

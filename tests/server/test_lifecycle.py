@@ -1,9 +1,11 @@
 """Transport and lifecycle: capability negotiation, stdio (``--stdio`` accepted), one TCP
-client, log files, and exit codes."""
+client, log files, exit codes, and stop signals (SIGTERM/SIGINT end the server like the end
+of its input: turns cancelled, logs flushed, exit 0)."""
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,10 +13,13 @@ from pathlib import Path
 import anyio
 import pytest
 
+from dsh_lsp.llm import SessionId
 from dsh_lsp.server import FrameDecoder, encode_frame
 from dsh_lsp.server.demo import announced_port
+from dsh_lsp.session import JsonlPersistence
+from dsh_lsp.testing import completion
 
-from .support import Json, ModelScript, server_env
+from .support import Json, ModelScript, RawServer, raw_server, server_env, stalled
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -67,3 +72,78 @@ def test_an_unusable_tcp_address_is_a_usage_error() -> None:
     assert result.returncode == 2
     assert "expected HOST:PORT" in result.stderr
     assert result.stdout == ""
+
+
+async def _prompted(server: RawServer, root: Path, text: str) -> str:
+    """Initialize, open a session and send ``text`` as the prompt with id ``p``; the
+    session's id."""
+    await server.initialize(root)
+    await server.send({"jsonrpc": "2.0", "id": "new", "method": "dsh/session/new"})
+    session: str = (await server.response("new"))["result"]["sessionId"]
+    prompt = {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
+    await server.send({"jsonrpc": "2.0", "id": "p", "method": "dsh/prompt", "params": prompt})
+    return session
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
+async def test_a_stop_signal_right_after_a_turn_keeps_the_session(
+    model: ModelScript, tmp_path: Path, signal_number: signal.Signals
+) -> None:
+    model.enqueue(completion(text="remember me"))
+    async with raw_server(model, tmp_path) as server:
+        session = await _prompted(server, tmp_path, "keep this")
+        assert (await server.response("p"))["result"]["stopReason"] == "end_turn"
+        server.process.send_signal(signal_number)
+        with anyio.fail_after(20):
+            assert await server.process.wait() == 0
+    loaded = await JsonlPersistence(tmp_path / "sessions").load(SessionId(session))
+    types = [event.type for event in loaded.events]
+    assert "user/message" in types
+    assert types[-1] == "turn/end"
+    assert not loaded.repaired
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_sigterm_during_a_turn_cancels_it_and_keeps_the_log(
+    model: ModelScript, tmp_path: Path
+) -> None:
+    model.enqueue(stalled())
+    async with raw_server(model, tmp_path) as server:
+        session = await _prompted(server, tmp_path, "never ends")
+        while True:
+            message = await server.receive()
+            if message.get("params", {}).get("update", {}).get("text") == "working on it":
+                break
+        server.process.send_signal(signal.SIGTERM)
+        assert (await server.response("p"))["result"]["stopReason"] == "cancelled"
+        with anyio.fail_after(20):
+            assert await server.process.wait() == 0
+    loaded = await JsonlPersistence(tmp_path / "sessions").load(SessionId(session))
+    assert loaded.events[-1].type == "turn/end"
+    assert loaded.events[-1].data["reason"] == {"kind": "disposed"}
+    assert not loaded.repaired
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_initialize_is_answered_before_the_layers_below_the_server_load(
+    model: ModelScript, tmp_path: Path
+) -> None:
+    imports = tmp_path / "imports.txt"
+    with imports.open("wb") as err:
+        started = raw_server(model, tmp_path, python=("-X", "importtime"), stderr=err)
+        async with started as server:
+            init: Json = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+            await server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+            assert "result" in await server.response(1)
+
+            def loaded() -> set[str]:
+                lines = imports.read_text(encoding="utf-8").splitlines()
+                return {line.rsplit("|", 1)[-1].strip() for line in lines if "|" in line}
+
+            heavy = {"dsh_lsp.agent", "dsh_lsp.app", "dsh_lsp.session", "dsh_lsp.tools", "httpx"}
+            assert heavy & loaded() == set()
+            # No ``initialized`` yet: the first dsh/* request starts the start-up.
+            await server.send({"jsonrpc": "2.0", "id": "new", "method": "dsh/session/new"})
+            assert "result" in await server.response("new")
+            assert heavy <= loaded()

@@ -113,3 +113,16 @@ def test_the_first_settlement_wins(actions: list[str]) -> None:
 )
 def test_stop_reasons(kind: str, expected: str | None) -> None:
     assert stop_reason(kind) == expected
+
+
+async def test_a_cancel_request_wakes_the_waiter_but_the_turns_end_settles() -> None:
+    log = Log()
+    pending = PendingPrompt(watermark=0)
+    pending.request_cancel()
+    await pending.until_ended_or_cancelling()
+    assert pending.cancelling
+    assert not pending.settled
+    log.turn(1, end={"kind": "aborted"})
+    pending.reconcile(log.events)
+    assert pending.result().stop_reason == "cancelled"
+    assert pending.result().usage is not None

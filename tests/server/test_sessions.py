@@ -21,7 +21,7 @@ from dsh_lsp.session import (
 )
 from dsh_lsp.testing import ToolCallSpec, completion
 
-from .support import DshClient, ModelScript, Rig, running_server
+from .support import DshClient, ModelScript, Rig, open_document, running_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -57,6 +57,35 @@ async def test_the_list_is_newest_first(rig: Rig, client: DshClient) -> None:
     assert [e["updatedAt"] for e in listed] == sorted(stamps.values(), reverse=True)
 
 
+async def test_the_first_prompt_titles_the_session(rig: Rig, client: DshClient) -> None:
+    long_line = "Refactor the parser " + "so that every token keeps its span " * 4
+    rig.model.enqueue(completion(text="a"), completion(text="b"), completion(text="c"))
+    titled = await client.new_session()
+    cut = await client.new_session()
+    untitled = await client.new_session()
+    unprompted = await client.new_session()
+    (rig.workspace / "only.txt").write_text("x\n", encoding="utf-8")
+    await client.prompt(titled, "  Fix the flaky test\nIt fails on CI about once a day.")
+    await client.prompt(cut, long_line)
+    await client.request(
+        "dsh/prompt",
+        {
+            "sessionId": untitled,
+            "prompt": [{"type": "resource_link", "uri": rig.uri("only.txt")}],
+        },
+    )
+    listed = {e["sessionId"]: e for e in (await client.request("dsh/session/list", {}))["sessions"]}
+    assert listed[titled]["title"] == "Fix the flaky test"
+    assert len(listed[cut]["title"]) == 80
+    assert listed[cut]["title"] == long_line[:79] + "…"
+    assert "title" not in listed[untitled]
+    assert "title" not in listed[unprompted]
+    assert listed[unprompted]["createdAt"] == listed[unprompted]["updatedAt"]
+    stored = {str(e.header.id): e.header for e in await JsonlPersistence(rig.sessions).list()}
+    assert stored[titled].title == "Fix the flaky test"
+    assert unprompted not in stored
+
+
 async def test_resume_of_an_open_session_replays_it_then_answers(
     rig: Rig, client: DshClient
 ) -> None:
@@ -84,6 +113,32 @@ async def test_resume_of_an_open_session_replays_it_then_answers(
     assert replayed[-1] == {"kind": "state_update", "state": "idle", "stopReason": "end_turn"}
 
 
+async def test_attachments_come_back_as_the_resource_links_the_user_sent(
+    rig: Rig, client: DshClient
+) -> None:
+    (rig.workspace / "att.md").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (rig.workspace / "closed.txt").write_text("on disk\n", encoding="utf-8")
+    uri = rig.uri("att.md")
+    open_document(client, uri, "one\ntwo\nthree\n")
+    text = {"type": "text", "text": "look at these"}
+    whole = {"type": "resource_link", "uri": uri}
+    ranged = {
+        "type": "resource_link",
+        "uri": uri,
+        "range": {"start": {"line": 1, "character": 1}, "end": {"line": 2, "character": 3}},
+    }
+    closed = {"type": "resource_link", "uri": rig.uri("closed.txt")}
+    rig.model.enqueue(completion(text="seen"))
+    session = await client.new_session()
+    await client.prompt(session, "look at these", whole, ranged, closed)
+    live = [u for u in client.updates[session] if u["kind"] == "user_message"]
+    assert live[-1]["content"] == [text, whole, ranged, closed]
+    count = len(client.updates[session])
+    await client.request("dsh/session/resume", {"sessionId": session})
+    replayed = [u for u in client.updates[session][count:] if u["kind"] == "user_message"]
+    assert replayed == [{"kind": "user_message", "content": [text, whole, ranged, closed]}]
+
+
 async def test_resume_of_an_unknown_session_is_invalid_params(client: DshClient) -> None:
     with pytest.raises(JsonRpcException) as caught:
         await client.request("dsh/session/resume", {"sessionId": "never-was"})
@@ -104,6 +159,7 @@ async def test_sessions_outlive_the_server_process(
         listed = (await second.client.request("dsh/session/list", {}))["sessions"]
         assert [e["sessionId"] for e in listed] == [session]
         assert listed[0]["cwd"] == str(root / "workspace")
+        assert listed[0]["title"] == "remember this"
         await second.client.request("dsh/session/resume", {"sessionId": session})
         replayed = second.client.updates[session]
         assert replayed[1]["content"] == [{"type": "text", "text": "remember this"}]
@@ -114,7 +170,9 @@ async def test_sessions_outlive_the_server_process(
         assert second.client.text(session) == "first answer" + "second answer"
 
 
-async def test_a_plan_in_the_log_replays_as_plan_update(rig: Rig, tmp_path: Path) -> None:
+async def test_a_plan_in_the_log_replays_as_plan_update_and_an_untitled_log_gets_a_title(
+    rig: Rig, tmp_path: Path
+) -> None:
     store = JsonlPersistence(rig.sessions)
     header = SessionHeader(id="with-plan", created_at=1, cwd=str(rig.workspace))  # type: ignore[arg-type]  # SessionId is a str
     todos = [
@@ -136,6 +194,8 @@ async def test_a_plan_in_the_log_replays_as_plan_update(rig: Rig, tmp_path: Path
     await store.append(header.id, events)
     client = rig.client
     await client.request("dsh/session/resume", {"sessionId": "with-plan"})
+    listed = (await client.request("dsh/session/list", {}))["sessions"]
+    assert next(e for e in listed if e["sessionId"] == "with-plan")["title"] == "plan it"
     plans = [u for u in client.updates["with-plan"] if u["kind"] == "plan_update"]
     assert plans == [
         {

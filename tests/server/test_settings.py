@@ -4,12 +4,15 @@ field and never echo a value."""
 from __future__ import annotations
 
 import contextlib
+from typing import get_args
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dsh_lsp.llm.deepseek import DEFAULT_MODELS, Thinking
 from dsh_lsp.server import DshSettings, SettingsError, merge_settings, parse_settings
+from dsh_lsp.server import settings as settings_module
 
 
 def test_defaults() -> None:
@@ -84,3 +87,8 @@ def test_merging_keeps_override_leaves_and_base_elsewhere(base: object, override
 def test_any_object_either_parses_or_raises_settings_error(raw: dict[str, object]) -> None:
     with contextlib.suppress(SettingsError):
         parse_settings(raw)
+
+
+def test_the_model_defaults_match_the_deepseek_adapter() -> None:
+    assert DEFAULT_MODELS[0] == settings_module.DEFAULT_MODEL
+    assert get_args(settings_module.Thinking) == get_args(Thinking)
