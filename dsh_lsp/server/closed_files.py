@@ -40,6 +40,7 @@ from dsh_lsp.fs_tools import (
 from dsh_lsp.fs_tools.local import LocalFileSystem
 from dsh_lsp.fs_tools.local.disk import too_large
 from dsh_lsp.fs_tools.text import normalize_eol, strip_bom
+from dsh_lsp.fs_tools.version_checks import check_expected, check_guard, vanished
 from dsh_lsp.llm import JsonObject
 
 from .buffer_view import BufferView
@@ -51,7 +52,6 @@ from .editor_connection import EditorConnection
 from .hunks import TextHunk, apply_hunks, minimal_hunks
 from .overlays import Overlay, Overlays
 from .text_edits import text_edits
-from .version_checks import check_expected, check_guard, vanished
 from .workspace_edits import EditLabel, annotation_for, create_file_edit, document_edit
 
 

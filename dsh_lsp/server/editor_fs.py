@@ -43,6 +43,7 @@ from dsh_lsp.fs_tools import (
 from dsh_lsp.fs_tools.local import LocalFileSystem
 from dsh_lsp.fs_tools.local.locks import KeyedLocks
 from dsh_lsp.fs_tools.text import SNIFF_BYTES, normalize_eol, not_text, strip_bom
+from dsh_lsp.fs_tools.version_checks import check_expected, check_guard
 
 from .buffer_view import BufferView
 from .closed_files import ClosedFiles
@@ -54,7 +55,6 @@ from .editor_connection import EditorConnection
 from .hunks import TextHunk, apply_hunks, minimal_hunks
 from .overlays import Overlays
 from .text_edits import text_edits
-from .version_checks import check_expected, check_guard
 from .workspace_edits import EditLabel, annotation_for, document_edit
 
 STREAM_CHARS: Final = 1 << 20

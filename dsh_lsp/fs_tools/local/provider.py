@@ -25,10 +25,8 @@ import anyio
 
 from dsh_lsp.fs_tools.errors import FsError
 from dsh_lsp.fs_tools.guards import (
-    CreateIfAbsent,
     ExpectVersion,
     LiteralEdit,
-    ReplaceIfVersion,
     WriteGuard,
 )
 from dsh_lsp.fs_tools.literal_edit import apply_literal_edits
@@ -45,6 +43,7 @@ from dsh_lsp.fs_tools.text import (
     not_text,
     strip_bom,
 )
+from dsh_lsp.fs_tools.version_checks import check_expected, check_guard, vanished
 
 from .atomic import atomic_write
 from .disk import (
@@ -193,7 +192,7 @@ class LocalFileSystem:
         real = self._paths.check_writable(target)
         shown = target.display_path
         current = stat_or_none(real, shown)
-        _check_guard(guard, current, shown)
+        check_guard(guard, None if current is None else version_of(current), shown)
         before: str | None = None
         mode: int | None = None
         data_text = content
@@ -224,18 +223,11 @@ class LocalFileSystem:
         current = stat_or_none(real, shown)
         if current is None:
             if expected is not None:
-                raise FsError(
-                    "FS_STALE_VERSION",
-                    f"{shown} no longer exists (it was deleted or moved since you read it)",
-                )
+                raise vanished(shown)
             raise FsError("FS_NOT_FOUND", f"{shown} does not exist")
         require_regular(current, shown)
         loaded = read_regular(real, shown, max_bytes=self._limits.max_write_bytes, verb="editing")
-        if expected is not None and version_of(loaded.stat) != expected.version:
-            raise FsError(
-                "FS_STALE_VERSION",
-                f"{shown} changed since you last read it; read it again, then redo the edit",
-            )
+        check_expected(expected, version_of(loaded.stat), shown)
         document = Document.decode(loaded.data, shown)
         applied = apply_literal_edits(document.text, edits, display_path=shown)
         updated = document.with_text(applied.text).encode()
@@ -250,29 +242,6 @@ class LocalFileSystem:
             after=applied.text,
             replacements=applied.replacements,
         )
-
-
-def _check_guard(guard: WriteGuard | None, current: os.stat_result | None, shown: str) -> None:
-    match guard:
-        case None:
-            return
-        case CreateIfAbsent():
-            if current is not None:
-                raise FsError(
-                    "FS_NOT_OBSERVED",
-                    f"{shown} already exists; read it before overwriting it, or edit it instead",
-                )
-        case ReplaceIfVersion(version=version):
-            if current is None:
-                raise FsError(
-                    "FS_STALE_VERSION",
-                    f"{shown} no longer exists (it was deleted or moved since you read it)",
-                )
-            if version_of(current) != version:
-                raise FsError(
-                    "FS_STALE_VERSION",
-                    f"{shown} changed since you last read it; read it again before overwriting",
-                )
 
 
 def _keep_style(old: bytes, content: str) -> tuple[str | None, str]:

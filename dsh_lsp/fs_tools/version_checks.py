@@ -1,15 +1,17 @@
-"""Version checks of the editor provider: guards and expected versions on tokens (server layer).
+"""Version checks shared by every FileSystem provider: write guards, expected versions (fs_tools).
 
-The same rules and messages as the local provider, over version tokens of any origin (buffer,
-overlay or disk), which are only ever compared for equality. Checked inside the target's
-critical section, before any matching or editing.
+Providers call these inside the target's critical section, before any matching or editing,
+with the current version token (of any origin: disk, editor buffer, overlay), which is only
+ever compared for equality. One home keeps the rules and the model-facing messages identical
+across the local and the editor-backed provider.
 """
 
 from __future__ import annotations
 
 from typing import assert_never
 
-from dsh_lsp.fs_tools import CreateIfAbsent, ExpectVersion, FsError, ReplaceIfVersion, WriteGuard
+from .errors import FsError
+from .guards import CreateIfAbsent, ExpectVersion, ReplaceIfVersion, WriteGuard
 
 
 def check_guard(guard: WriteGuard | None, current: str | None, shown: str) -> None:
