@@ -145,7 +145,11 @@ class ServerState:
             if self._edits is not None:
                 editor = EditorSetup(
                     connection=ChannelEditor(self.channel, self.documents, self._edits),
-                    confirm_edits=lambda: self.settings.permissions.edit == "ask",
+                    # A dsh client already showed the diff and got the user's answer in
+                    # dsh/requestPermission; a second preview would ask twice.
+                    confirm_edits=lambda: (
+                        self.settings.permissions.edit == "ask" and not self.features.permissions
+                    ),
                     save_after_turn=lambda: self.settings.edits.save_after_turn,
                 )
                 self._ctx.provide(EDITOR, editor)

@@ -10,7 +10,8 @@ Subclassing ``LanguageServerProtocol`` in one place fixes what pygls leaves open
   report ``InvalidStateError`` to the user);
 - ``exit`` calls ``on_exit(code)`` instead of ``sys.exit`` (0 after ``shutdown``, else 1),
   so the owner of the event loop decides how the process ends;
-- the ``initialize`` result carries ``capabilities.experimental`` from ``experimental``.
+- the ``initialize`` result carries ``capabilities.experimental`` from ``experimental``, and
+  leaves the plugin-less commands and code actions out for clients of the dsh protocol.
 """
 
 from __future__ import annotations
@@ -143,7 +144,19 @@ class DshProtocol(LanguageServerProtocol):
     def lsp_initialize(
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:  # Any: pygls's handler protocol
-        """pygls's initialize plus ``capabilities.experimental``."""
+        """pygls's initialize plus ``capabilities.experimental``.
+
+        A client that speaks the dsh protocol (``experimental.dsh.sessionUpdates``) is not
+        offered the plugin-less ``dsh.*`` commands and code actions: its plugin has its own
+        UI, and vscode-languageclient would otherwise register the server's commands under
+        names the extension already owns (``dsh.newSession``) and fail to start. The
+        commands still answer if such a client sends them.
+        """
+        from .channel import client_features  # channel imports this module
+
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = self.experimental
+        if client_features(params.capabilities).session_updates:
+            result.capabilities.execute_command_provider = None
+            result.capabilities.code_action_provider = None
         return result

@@ -69,6 +69,12 @@ def write_call(call_id: str, path: str, content: str) -> ToolCallSpec:
 async def test_an_edit_asks_and_allow_once_runs_it(rig: Rig, client: DshClient) -> None:
     answer_with(client, "allow_once")
     before = questions(rig)
+    sent: list[Json] = []
+
+    async def record(raw: Json) -> None:
+        sent.append(raw)
+
+    client.before_apply = record
     rig.model.enqueue(
         completion(tool_calls=[write_call("a1", "new.txt", "hi\n")]), completion(text="ok")
     )
@@ -76,6 +82,11 @@ async def test_an_edit_asks_and_allow_once_runs_it(rig: Rig, client: DshClient) 
     assert (await client.prompt(session, "write"))["stopReason"] == "end_turn"
     assert questions(rig) == before + 1
     assert (rig.workspace / "new.txt").read_text(encoding="utf-8") == "hi\n"
+    client.before_apply = None
+    annotations = [a for raw in sent for a in (raw["edit"].get("changeAnnotations") or {}).values()]
+    if rig.extra["rich"]:  # approved in the plugin's own card: no second preview in the editor
+        assert sent
+        assert not any(a.get("needsConfirmation") for a in annotations)
     if rig.extra["rich"]:
         asked = client.permission_requests[-1]
         assert asked["sessionId"] == session

@@ -206,3 +206,16 @@ async def test_a_plan_in_the_log_replays_as_plan_update_and_an_untitled_log_gets
             ],
         }
     ]
+
+
+async def test_a_dsh_client_is_not_offered_the_plugin_less_commands(
+    rig: Rig, client: DshClient
+) -> None:
+    """vscode-languageclient registers every advertised command; the extension owns
+    ``dsh.newSession`` itself, so advertising it would stop the extension from starting."""
+    capabilities = rig.extra["initialize"].capabilities
+    assert capabilities.execute_command_provider is None
+    assert capabilities.code_action_provider is None
+    assert capabilities.experimental["dsh"]["version"] == 1
+    session = await client.new_session()
+    assert isinstance(session, str)
