@@ -19,15 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
+from dsh_lsp.llm.deepseek import DEFAULT_MODELS
+from dsh_lsp.llm.deepseek import Thinking as Thinking  # the settings model's type, named here
 
 SECTION = "dsh"
 """The ``workspace/configuration`` section (and the prefix of every error path)."""
 
-DEFAULT_MODEL: Final = "deepseek-v4-flash"
-"""The first of ``dsh_lsp.llm.deepseek.DEFAULT_MODELS`` (a test keeps them equal). Spelled
-here so that validating ``initialize`` does not import the HTTP adapter."""
-Thinking = Literal["enabled", "disabled"]
-"""``dsh_lsp.llm.deepseek.Thinking``, spelled here for the same reason."""
+DEFAULT_MODEL: Final = DEFAULT_MODELS[0]
+"""The model used when the settings name none."""
 
 EditPolicy = Literal["allow", "ask"]
 ShellPolicy = Literal["ask", "allow", "deny"]

@@ -2,20 +2,21 @@
 
 Pure parts (``serialize``, ``translate``, ``http_errors``, ``wire``) are separate from the
 httpx shell (``adapter``, with ``drain`` for keep-alive) and the kernel plugin (``plugin``).
+The httpx-backed names load lazily on first use (PEP 562), so code that only needs the
+vocabulary (``DEFAULT_MODELS``, ``Thinking``; the language server's settings validation before
+``initialize`` is answered) does not pay for importing httpx.
 """
 
 from __future__ import annotations
 
-from .adapter import USER_AGENT as USER_AGENT
-from .adapter import DeepSeekAdapter as DeepSeekAdapter
+import importlib as _importlib
+import typing as _typing
+
 from .config import BASE_URL_ENV as BASE_URL_ENV
 from .config import DEFAULT_BASE_URL as DEFAULT_BASE_URL
 from .config import DEFAULT_MODELS as DEFAULT_MODELS
 from .config import DeepSeekConfig as DeepSeekConfig
-from .drain import DrainBudget as DrainBudget
-from .drain import drain_body as drain_body
 from .http_errors import error_from_response as error_from_response
-from .plugin import DeepSeekPlugin as DeepSeekPlugin
 from .serialize import NO_OUTPUT as NO_OUTPUT
 from .serialize import ReasoningEffort as ReasoningEffort
 from .serialize import Thinking as Thinking
@@ -26,6 +27,32 @@ from .translate import finish_from_wire as finish_from_wire
 from .translate import usage_from_wire as usage_from_wire
 from .wire import ChatChunk as ChatChunk
 from .wire import parse_chat_chunk as parse_chat_chunk
+
+if _typing.TYPE_CHECKING:
+    from .adapter import USER_AGENT as USER_AGENT
+    from .adapter import DeepSeekAdapter as DeepSeekAdapter
+    from .drain import DrainBudget as DrainBudget
+    from .drain import drain_body as drain_body
+    from .plugin import DeepSeekPlugin as DeepSeekPlugin
+
+_LAZY = {
+    "USER_AGENT": "adapter",
+    "DeepSeekAdapter": "adapter",
+    "DrainBudget": "drain",
+    "drain_body": "drain",
+    "DeepSeekPlugin": "plugin",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:  # Any: PEP 562 hook; each name keeps its declared type
+    """Import an httpx-backed name on first use. Raises AttributeError for unknown names."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = (
     "BASE_URL_ENV",
