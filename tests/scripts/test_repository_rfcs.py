@@ -48,6 +48,6 @@ def test_script_reports_violations_and_exit_code(tmp_path: Path) -> None:
     result = _run(("scripts/verify_rfc_format.py", "--root", str(tmp_path)))
     assert (result.returncode, result.stderr) == (1, "")
     assert result.stdout.splitlines() == [
-        f'{rel}: missing section "## Consequences" (required in implemented/)',
+        f'{rel}: required-section: missing "## Consequences" (required in implemented/)',
         "verify_rfc_format: 1 violation(s)",
     ]
