@@ -1,4 +1,4 @@
-"""RFC index generator: writes or checks docs/rfc/INDEX.md (repository tooling, stdlib only).
+"""RFC index generator: writes or checks docs/rfc/INDEX.md (repository tooling).
 
 Usage: ``.venv/bin/python scripts/gen_rfc_index.py [--root REPO] [--check]``. Without
 ``--check`` it rewrites INDEX.md when the rendered text differs (and leaves it untouched

@@ -1,8 +1,9 @@
-"""Command-line plumbing shared by the RFC gates (repository tooling, stdlib only).
+"""Command-line plumbing shared by the RFC gates (repository tooling).
 
 Every gate takes ``--root`` (the repository root, defaulting to the checkout that holds this
-script) and reports violations one per line on stdout as ``<path>: <rule>``, exiting 1 when
-there are any and 0 otherwise.
+script) and reports violations one per line on stdout as ``<path>:<line>: <rule>: <detail>``
+(``<path>: <rule>: <detail>`` for a rule about a whole file), exiting 1 when there are any
+and 0 otherwise.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RFC index rendering and freshness (repository tooling, stdlib only).
+"""RFC index rendering and freshness (repository tooling).
 
 ``docs/rfc/INDEX.md`` is a pure function of the walked tree: one section per lifecycle (in
 ``LIFECYCLES`` order), one table per non-empty class (in ``CLASSES`` order), rows sorted by
@@ -59,7 +59,7 @@ def stale_index(root: Path, expected: str) -> Violation | None:
     """
     path = root / INDEX_PATH
     if not path.is_file():
-        return Violation(path=INDEX_PATH, rule=f"missing; generate it with {REGENERATE}")
+        return Violation(path=INDEX_PATH, rule=f"index-missing: generate it with {REGENERATE}")
     if path.read_bytes() != expected.encode("utf-8"):
-        return Violation(path=INDEX_PATH, rule=f"stale; regenerate it with {REGENERATE}")
+        return Violation(path=INDEX_PATH, rule=f"index-stale: regenerate it with {REGENERATE}")
     return None

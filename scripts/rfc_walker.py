@@ -1,10 +1,11 @@
-"""RFC tree walker: the structural layer every RFC gate shares (repository tooling, stdlib only).
+"""RFC tree walker: the structural layer every RFC gate shares (repository tooling).
 
 The lifecycle and class of an RFC live in its path, ``docs/rfc/<lifecycle>/<class>/<name>``,
-and the date lives in the name. The walker turns that tree into ``RfcFile`` records and
-reports every structural problem it meets as a ``Violation``: an unknown lifecycle or class
-folder, a file in the wrong place, a bad file name, unreadable text, or a first line that is
-not ``# RFC: <title>``. The gates (``verify_rfc_format``, ``gen_rfc_index``,
+and the date lives in the name. The walker turns that tree into ``RfcFile`` records, each
+parsed once into the CommonMark document tree of ``rfc_markdown``, and reports every
+structural problem it meets as a ``Violation``: an unknown lifecycle or class folder, a file
+in the wrong place, a hidden file or folder, a bad file name, unreadable text, or a first
+line that is not ``# RFC: <title>``. The gates (``verify_rfc_format``, ``gen_rfc_index``,
 ``verify_rfc_classification``) all start from ``walk`` and all report its violations.
 """
 
@@ -14,6 +15,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from rfc_markdown import Document, Heading, parse
 
 LIFECYCLES: tuple[str, ...] = ("proposed", "implemented", "rejected")
 CLASSES: tuple[str, ...] = (
@@ -32,27 +35,38 @@ _ROOT_FILES = frozenset({README_NAME, INDEX_NAME})
 _NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
 _TITLE_RE = re.compile(r"^# RFC: (\S.*?)\s*$")
 
-NAME_RULE = "file name must be yyyy-mm-dd-topic.md (topic: a-z0-9 words joined by -)"
-TITLE_RULE = 'line 1 must be "# RFC: <title>"'
+NAME_RULE = "file-name: must be yyyy-mm-dd-topic.md (topic: a-z0-9 words joined by -)"
+TITLE_RULE = 'title-line: line 1 must be "# RFC: <title>"'
+HIDDEN_RULE = (
+    "hidden-entry: nothing under docs/rfc/ may be hidden (no gate and no index would see it)"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Violation:
-    """One broken rule at one repository-relative path (POSIX separators)."""
+    """One broken rule at one repository-relative path (POSIX separators).
+
+    ``rule`` starts with the rule's name (``title-line: ...``); ``line`` is the 1-based source
+    line the rule points at, or ``None`` for a rule about the whole file or folder.
+    """
 
     path: str
     rule: str
+    line: int | None = None
 
     def render(self) -> str:
-        """The report line: ``<path>: <rule>``."""
-        return f"{self.path}: {self.rule}"
+        """The report line: ``<path>:<line>: <rule>``, or ``<path>: <rule>`` without a line."""
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.rule}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RfcFile:
     """A structurally valid RFC: where it sits, what it is called, and its text as lines.
 
-    ``lines`` is the text split on ``"\\n"`` only, so a trailing newline yields a final ``""``.
+    ``lines`` is the text split on ``"\\n"`` only, so a trailing newline yields a final ``""``;
+    ``doc`` is the same text as a reader sees it. ``title`` is line 1's heading text after
+    ``RFC: `` (inline Markdown kept as written, since INDEX.md is Markdown too).
     """
 
     path: str
@@ -62,6 +76,7 @@ class RfcFile:
     date: str
     title: str
     lines: tuple[str, ...]
+    doc: Document
 
     @property
     def index_link(self) -> str:
@@ -91,9 +106,17 @@ def _rel(root: Path, path: Path, *, folder: bool = False) -> str:
     return f"{text}/" if folder else text
 
 
-def _visible(folder: Path) -> list[Path]:
-    """Entries of ``folder`` in name order, hidden ones (editor swap files, .gitkeep) skipped."""
-    return sorted((p for p in folder.iterdir() if not p.name.startswith(".")), key=lambda p: p.name)
+def _visible(root: Path, folder: Path, violations: list[Violation]) -> list[Path]:
+    """Entries of ``folder`` in name order; each hidden one is reported and left out."""
+    entries: list[Path] = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith("."):
+            violations.append(
+                Violation(path=_rel(root, entry, folder=entry.is_dir()), rule=HIDDEN_RULE)
+            )
+        else:
+            entries.append(entry)
+    return entries
 
 
 def _read_rfc(root: Path, path: Path, lifecycle: str, rfc_class: str) -> RfcFile | Violation:
@@ -105,23 +128,31 @@ def _read_rfc(root: Path, path: Path, lifecycle: str, rfc_class: str) -> RfcFile
     try:
         dt.date.fromisoformat(date)
     except ValueError:
-        return Violation(path=rel, rule=f"file name date {date} is not a calendar date")
+        return Violation(
+            path=rel, rule=f"file-date: {date} in the file name is not a calendar date"
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        return Violation(path=rel, rule="file is not valid UTF-8")
+        return Violation(path=rel, rule="not-utf8: the file is not valid UTF-8")
     lines = tuple(text.split("\n"))
-    title = _TITLE_RE.fullmatch(lines[0])
-    if title is None:
-        return Violation(path=rel, rule=TITLE_RULE)
+    doc = parse(text)
+    first = doc.nodes[0] if doc.nodes else None
+    if (
+        _TITLE_RE.fullmatch(lines[0]) is None
+        or not isinstance(first, Heading)
+        or (first.level, first.line) != (1, 1)
+    ):
+        return Violation(path=rel, rule=TITLE_RULE, line=1)
     return RfcFile(
         path=rel,
         lifecycle=lifecycle,
         rfc_class=rfc_class,
         name=path.name,
         date=date,
-        title=title.group(1),
+        title=first.source_text.removeprefix("RFC: "),
         lines=lines,
+        doc=doc,
     )
 
 
@@ -130,12 +161,12 @@ def _walk_class(
 ) -> tuple[list[RfcFile], list[Violation]]:
     rfcs: list[RfcFile] = []
     violations: list[Violation] = []
-    for entry in _visible(folder):
+    for entry in _visible(root, folder, violations):
         if entry.is_dir():
             violations.append(
                 Violation(
                     path=_rel(root, entry, folder=True),
-                    rule=f"nested folder; RFCs sit directly in {lifecycle}/{rfc_class}/",
+                    rule=f"nested-folder: RFCs sit directly in {lifecycle}/{rfc_class}/",
                 )
             )
             continue
@@ -155,41 +186,46 @@ def walk(root: Path) -> RfcTree:
     """
     rfc_root = root / RFC_DIR
     if not rfc_root.is_dir():
-        return RfcTree(rfcs=(), violations=(Violation(path=f"{RFC_DIR}/", rule="folder missing"),))
+        return RfcTree(
+            rfcs=(), violations=(Violation(path=f"{RFC_DIR}/", rule="rfc-folder: missing"),)
+        )
     rfcs: list[RfcFile] = []
     violations: list[Violation] = []
-    for entry in _visible(rfc_root):
+    for entry in _visible(root, rfc_root, violations):
         if entry.is_dir() and entry.name not in LIFECYCLES:
             violations.append(
                 Violation(
                     path=_rel(root, entry, folder=True),
-                    rule=f"unknown lifecycle folder (expected one of: {', '.join(LIFECYCLES)})",
+                    rule="unknown-lifecycle: folder is not a lifecycle "
+                    f"(expected one of: {', '.join(LIFECYCLES)})",
                 )
             )
         elif not entry.is_dir() and entry.name not in _ROOT_FILES:
             violations.append(
                 Violation(
                     path=_rel(root, entry),
-                    rule="stray file; only README.md and INDEX.md sit at the RFC root",
+                    rule="stray-file: only README.md and INDEX.md sit at the RFC root",
                 )
             )
     for lifecycle in LIFECYCLES:
         lc_dir = rfc_root / lifecycle
         if not lc_dir.is_dir():
             continue
-        for entry in _visible(lc_dir):
+        for entry in _visible(root, lc_dir, violations):
             if not entry.is_dir():
                 violations.append(
                     Violation(
                         path=_rel(root, entry),
-                        rule=f"RFCs sit in a class folder: {lifecycle}/<class>/<file>",
+                        rule="misplaced-file: RFCs sit in a class folder: "
+                        f"{lifecycle}/<class>/<file>",
                     )
                 )
             elif entry.name not in CLASSES:
                 violations.append(
                     Violation(
                         path=_rel(root, entry, folder=True),
-                        rule=f"unknown class folder (expected one of: {', '.join(CLASSES)})",
+                        rule="unknown-class: folder is not a class "
+                        f"(expected one of: {', '.join(CLASSES)})",
                     )
                 )
         for rfc_class in CLASSES:

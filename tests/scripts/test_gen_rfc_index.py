@@ -13,7 +13,7 @@ from .rfc_fixtures import rfc_text, run_gate, valid_tree, write
 
 INDEX = "docs/rfc/INDEX.md"
 STALE = (
-    f"{INDEX}: stale; regenerate it with `.venv/bin/python scripts/gen_rfc_index.py`",
+    f"{INDEX}: index-stale: regenerate it with `.venv/bin/python scripts/gen_rfc_index.py`",
     "gen_rfc_index: 1 violation(s)",
 )
 
@@ -184,7 +184,7 @@ def test_check_fails_when_index_missing(tmp_path: Path, capsys: pytest.CaptureFi
     assert run_gate(main, tmp_path, capsys, "--check") == (
         1,
         [
-            f"{INDEX}: missing; generate it with `.venv/bin/python scripts/gen_rfc_index.py`",
+            f"{INDEX}: index-missing: generate it with `.venv/bin/python scripts/gen_rfc_index.py`",
             "gen_rfc_index: 1 violation(s)",
         ],
     )

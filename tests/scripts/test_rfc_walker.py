@@ -8,7 +8,7 @@ import gen_rfc_index
 import pytest
 import verify_rfc_classification
 import verify_rfc_format
-from rfc_walker import NAME_RULE, TITLE_RULE, walk
+from rfc_walker import HIDDEN_RULE, NAME_RULE, TITLE_RULE, walk
 
 from .rfc_fixtures import Gate, rfc_text, run_gate, valid_tree, write
 
@@ -25,42 +25,62 @@ STRUCTURE_CASES: dict[str, tuple[str, str | bytes, str]] = {
     "unknown lifecycle": (
         "docs/rfc/accepted/process/2026-11-30-x.md",
         rfc_text("implemented"),
-        "docs/rfc/accepted/: unknown lifecycle folder "
+        "docs/rfc/accepted/: unknown-lifecycle: folder is not a lifecycle "
         "(expected one of: proposed, implemented, rejected)",
     ),
     "unknown class": (
         "docs/rfc/implemented/refactor/2026-11-30-x.md",
         rfc_text("implemented"),
-        "docs/rfc/implemented/refactor/: unknown class folder (expected one of: "
+        "docs/rfc/implemented/refactor/: unknown-class: folder is not a class (expected one of: "
         "feature, bug-fix, simplification, architecture, process, testing)",
     ),
     "file directly in lifecycle": (
         "docs/rfc/implemented/2026-11-30-x.md",
         rfc_text("implemented"),
         "docs/rfc/implemented/2026-11-30-x.md: "
-        "RFCs sit in a class folder: implemented/<class>/<file>",
+        "misplaced-file: RFCs sit in a class folder: implemented/<class>/<file>",
     ),
     "nested folder": (
         f"{IMPL}/old/2026-11-30-x.md",
         rfc_text("implemented"),
-        f"{IMPL}/old/: nested folder; RFCs sit directly in implemented/process/",
+        f"{IMPL}/old/: nested-folder: RFCs sit directly in implemented/process/",
     ),
     "stray root file": (
         "docs/rfc/NOTES.md",
         "# Notes\n",
-        "docs/rfc/NOTES.md: stray file; only README.md and INDEX.md sit at the RFC root",
+        "docs/rfc/NOTES.md: stray-file: only README.md and INDEX.md sit at the RFC root",
     ),
     "impossible date": (
         f"{IMPL}/2026-02-30-leap.md",
         rfc_text("implemented"),
-        f"{IMPL}/2026-02-30-leap.md: file name date 2026-02-30 is not a calendar date",
+        f"{IMPL}/2026-02-30-leap.md: file-date: 2026-02-30 in the file name is not a calendar date",
     ),
     "not utf-8": (
         f"{IMPL}/2026-11-30-latin.md",
         "# RFC: Caf\u00e9\n".encode("latin-1"),
-        f"{IMPL}/2026-11-30-latin.md: file is not valid UTF-8",
+        f"{IMPL}/2026-11-30-latin.md: not-utf8: the file is not valid UTF-8",
     ),
 }
+# Hidden entries at every depth the walker reads: no gate and no index would ever see them.
+HIDDEN_CASES = (
+    (f"{IMPL}/.2026-11-30-draft.md.swp", b"\x00\xff", f"{IMPL}/.2026-11-30-draft.md.swp"),
+    (f"{IMPL}/.2026-11-30-hidden.md", rfc_text("implemented"), f"{IMPL}/.2026-11-30-hidden.md"),
+    ("docs/rfc/proposed/.gitkeep", "", "docs/rfc/proposed/.gitkeep"),
+    ("docs/rfc/.DS_Store", b"\x00", "docs/rfc/.DS_Store"),
+    ("docs/rfc/.drafts/2026-11-30-x.md", rfc_text("proposed"), "docs/rfc/.drafts/"),
+    (
+        "docs/rfc/implemented/.archive/2026-11-30-x.md",
+        rfc_text("implemented"),
+        "docs/rfc/implemented/.archive/",
+    ),
+    (f"{IMPL}/.old/2026-11-30-x.md", rfc_text("implemented"), f"{IMPL}/.old/"),
+)
+STRUCTURE_CASES.update(
+    {
+        f"hidden {reported}": (rel, content, f"{reported}: {HIDDEN_RULE}")
+        for rel, content, reported in HIDDEN_CASES
+    }
+)
 BAD_NAMES = (
     "uniform-rfc-format.md",
     "2026-11-30-Uniform.md",
@@ -91,7 +111,7 @@ STRUCTURE_CASES.update(
         f"title {first!r}": (
             f"{IMPL}/2026-11-30-bad-title.md",
             f"{first}\n{_UNTITLED}",
-            f"{IMPL}/2026-11-30-bad-title.md: {TITLE_RULE}",
+            f"{IMPL}/2026-11-30-bad-title.md:1: {TITLE_RULE}",
         )
         for first in BAD_TITLES
     }
@@ -120,14 +140,11 @@ def test_missing_rfc_folder_is_reported(
 ) -> None:
     code, lines = run_gate(GATES[gate], tmp_path, capsys)
     assert code == 1
-    assert "docs/rfc/: folder missing" in lines
+    assert "docs/rfc/: rfc-folder: missing" in lines
 
 
-def test_hidden_files_are_ignored_and_order_is_lifecycle_class_name(tmp_path: Path) -> None:
+def test_order_is_lifecycle_class_name(tmp_path: Path) -> None:
     valid_tree(tmp_path)
-    write(tmp_path, f"{IMPL}/.2026-11-30-draft.md.swp", b"\x00\xff")
-    write(tmp_path, "docs/rfc/proposed/.gitkeep", "")
-    write(tmp_path, "docs/rfc/.DS_Store", b"\x00")
     write(tmp_path, f"{IMPL}/2026-11-29-earlier.md", rfc_text("implemented", "Earlier"))
     write(
         tmp_path,
