@@ -49,8 +49,8 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
-from dsh_lsp.server import dict_params_converter
-from dsh_lsp.server.demo.run import SCRIPTED_PORT_LINE, announced_port
+from dsh_lsp.server.demo import SCRIPTED_PORT_LINE, announced_port
+from dsh_lsp.server.wire import dict_params_converter
 from dsh_lsp.testing import (
     ScriptedResponse,
     ToolCallSpec,

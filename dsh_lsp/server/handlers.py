@@ -30,19 +30,19 @@ from dsh_lsp.kernel import Context, DshError
 from dsh_lsp.llm import JsonObject, JsonValue
 
 from .boot import LoadPlugins, ServerState
-from .buffers.document_sync import DocumentSyncProtocol
+from .buffers import DocumentSyncProtocol
 from .errors import to_jsonrpc
-from .plain.code_actions import register_code_actions
-from .plain.commands import register_commands
-from .sessions.attachments import prompt_content
+from .plain import register_code_actions, register_commands
+from .sessions import prompt_content
 from .settings import SettingsError
-from .wire.channel import DSH_VERSION, PyglsChannel
-from .wire.converter import dict_params_converter
-from .wire.params import (
+from .wire import (
+    DSH_VERSION,
     PromptParams,
+    PyglsChannel,
     SessionListParams,
     SessionNewParams,
     SessionRefParams,
+    dict_params_converter,
     parse_params,
 )
 

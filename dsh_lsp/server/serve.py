@@ -27,8 +27,7 @@ from dsh_lsp.kernel import Kernel
 
 from .boot import LoadPlugins
 from .handlers import DshLanguageServer, build_server
-from .wire.pump import pump
-from .wire.transport import Connection, open_stdio, open_tcp
+from .wire import Connection, open_stdio, open_tcp, pump
 
 _log = logging.getLogger(__name__)
 

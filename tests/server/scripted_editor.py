@@ -19,7 +19,7 @@ from pygls.uris import from_fs_path
 from dsh_lsp.llm import JsonObject
 from dsh_lsp.server.buffers.documents import ContentChange, OpenDocuments
 from dsh_lsp.server.buffers.positions import Position
-from dsh_lsp.server.editor_fs.edit_capabilities import EditCapabilities
+from dsh_lsp.server.editor_fs.capabilities import EditCapabilities
 from dsh_lsp.server.editor_fs.editor_connection import ApplyOutcome
 
 from .editor_model import EditorBehaviour, EditorModel, Json, Notice

@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import lsp_method
 
-from dsh_lsp.server.wire.protocol import DshProtocol
+from dsh_lsp.server.wire import DshProtocol
 
 from .documents import ContentChange, OpenDocuments
 from .positions import Position

@@ -17,7 +17,7 @@ import anyio
 from pygls.exceptions import JsonRpcException, PyglsError
 from pygls.lsp.client import LanguageClient
 
-from dsh_lsp.server.wire.converter import dict_params_converter
+from dsh_lsp.server.wire import dict_params_converter
 
 STOP_TIMEOUT: Final = 10.0
 """Seconds the server gets to exit after end of input before it is killed."""

@@ -16,8 +16,7 @@ from typing import Final
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from dsh_lsp.server.buffers.documents import ContentChange, OpenDocument
-from dsh_lsp.server.buffers.positions import Position, positions_at
+from dsh_lsp.server.buffers import ContentChange, OpenDocument, Position, positions_at
 
 _log = logging.getLogger(__name__)
 

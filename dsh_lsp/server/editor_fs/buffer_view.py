@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
-from dsh_lsp.fs_tools.text import BOM, Eol, detect_eol, normalize_eol
+from dsh_lsp.fs_tools.provider_kit import BOM, Eol, detect_eol, normalize_eol
 
 from .hunks import TextHunk
 

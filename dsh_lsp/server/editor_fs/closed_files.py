@@ -38,11 +38,16 @@ from dsh_lsp.fs_tools import (
     apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
-from dsh_lsp.fs_tools.local.disk import too_large
-from dsh_lsp.fs_tools.text import normalize_eol, strip_bom
-from dsh_lsp.fs_tools.version_checks import check_expected, check_guard, vanished
+from dsh_lsp.fs_tools.provider_kit import (
+    check_expected,
+    check_guard,
+    normalize_eol,
+    strip_bom,
+    too_large,
+    vanished,
+)
 from dsh_lsp.llm import JsonObject
-from dsh_lsp.server.buffers.documents import DocumentEvent
+from dsh_lsp.server.buffers import DocumentEvent
 
 from .buffer_view import BufferView
 from .disk_files import DiskFile, editor_text, load

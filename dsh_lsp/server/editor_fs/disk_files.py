@@ -12,15 +12,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from dsh_lsp.fs_tools.local.disk import (
+from dsh_lsp.fs_tools.provider_kit import (
+    decode_utf8,
+    not_text,
     os_errors,
     read_regular,
     require_regular,
     stat_or_none,
+    strip_bom,
     type_of,
     version_of,
 )
-from dsh_lsp.fs_tools.text import decode_utf8, not_text, strip_bom
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

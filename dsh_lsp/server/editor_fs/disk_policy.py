@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 
 from dsh_lsp.fs_tools import FsError
-from dsh_lsp.server.buffers.documents import DocumentEvent
+from dsh_lsp.server.buffers import DocumentEvent
 
 from .editor_connection import EditorConnection
 

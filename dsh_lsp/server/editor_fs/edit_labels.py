@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 
-from dsh_lsp.server.sessions.display_paths import relative_title
+from dsh_lsp.server.sessions import relative_title
 from dsh_lsp.tools import (
     PostExecutePayload,
     PostToolDecision,

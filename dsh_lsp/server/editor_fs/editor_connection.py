@@ -18,10 +18,10 @@ from typing import Final, Protocol
 
 from dsh_lsp.fs_tools import FsError
 from dsh_lsp.llm import JsonObject, JsonValue
-from dsh_lsp.server.buffers.documents import OpenDocuments
-from dsh_lsp.server.wire.channel import ClientChannel, ClientRequestError
+from dsh_lsp.server.buffers import OpenDocuments
+from dsh_lsp.server.wire import ClientChannel, ClientRequestError
 
-from .edit_capabilities import EditCapabilities
+from .capabilities import EditCapabilities
 
 APPLY_EDIT: Final = "workspace/applyEdit"
 SAVE_DOCUMENTS: Final = "dsh/saveDocuments"

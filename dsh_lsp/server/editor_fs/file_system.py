@@ -41,10 +41,16 @@ from dsh_lsp.fs_tools import (
     apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
-from dsh_lsp.fs_tools.local.locks import KeyedLocks
-from dsh_lsp.fs_tools.text import SNIFF_BYTES, normalize_eol, not_text, strip_bom
-from dsh_lsp.fs_tools.version_checks import check_expected, check_guard
-from dsh_lsp.server.buffers.documents import DocumentEvent, OpenDocument
+from dsh_lsp.fs_tools.provider_kit import (
+    SNIFF_BYTES,
+    KeyedLocks,
+    check_expected,
+    check_guard,
+    normalize_eol,
+    not_text,
+    strip_bom,
+)
+from dsh_lsp.server.buffers import DocumentEvent, OpenDocument
 
 from .buffer_view import BufferView
 from .closed_files import ClosedFiles

@@ -27,8 +27,7 @@ from dsh_lsp.fs_tools.local import (
     WorkspacePaths,
 )
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
-from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
-from dsh_lsp.session.events import TURN_END
+from dsh_lsp.session import SESSION_EVENT, TURN_END, SessionEventNotice
 from dsh_lsp.tools import TOOLS, TOOLS_POST_EXECUTE, TOOLS_PRE_EXECUTE
 
 from .edit_labels import label_listeners

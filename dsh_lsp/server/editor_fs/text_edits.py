@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dsh_lsp.llm import JsonValue
-from dsh_lsp.server.buffers.positions import PositionEncoding, positions_at, splits_crlf
+from dsh_lsp.server.buffers import PositionEncoding, positions_at, splits_crlf
 
 from .hunks import TextHunk
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from dsh_lsp.llm import JsonObject, JsonValue
 
-from .edit_capabilities import EditCapabilities
+from .capabilities import EditCapabilities
 
 ANNOTATION_ID: Final = "dsh"
 """The id of the one change annotation an edit carries."""

@@ -26,9 +26,9 @@ from pygls.lsp.server import LanguageServer
 from dsh_lsp.kernel import DshError
 from dsh_lsp.llm import JsonObject, JsonValue
 from dsh_lsp.server.errors import to_jsonrpc
-from dsh_lsp.server.sessions.attachments import prompt_content
+from dsh_lsp.server.sessions import prompt_content
 from dsh_lsp.server.settings import describe_validation_error
-from dsh_lsp.server.wire.params import Range, ResourceLinkContent, TextContent
+from dsh_lsp.server.wire import Range, ResourceLinkContent, TextContent
 
 if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
     from .plain_client import PlainClient

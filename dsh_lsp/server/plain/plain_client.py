@@ -24,11 +24,9 @@ from typing import ClassVar, Final
 from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
 from dsh_lsp.llm import ContentBlock, JsonValue
 from dsh_lsp.server.errors import TurnRunningError
-from dsh_lsp.server.sessions.bridge import SessionBridge
-from dsh_lsp.server.sessions.plugin import BRIDGE
-from dsh_lsp.server.wire.channel import ClientChannel
-from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
-from dsh_lsp.session.events import ASSISTANT_MESSAGE, TOOL_CALL
+from dsh_lsp.server.sessions import BRIDGE, SessionBridge
+from dsh_lsp.server.wire import ClientChannel
+from dsh_lsp.session import ASSISTANT_MESSAGE, SESSION_EVENT, TOOL_CALL, SessionEventNotice
 from dsh_lsp.tools import TOOLS, ToolRegistry
 
 from .progress import TurnProgress, progress_message

@@ -13,8 +13,8 @@ import logging
 from typing import Final
 
 from dsh_lsp.llm import JsonObject
-from dsh_lsp.server.sessions.display_paths import relative_path, relative_title
-from dsh_lsp.server.wire.channel import ClientChannel, ClientRequestError
+from dsh_lsp.server.sessions import relative_path, relative_title
+from dsh_lsp.server.wire import ClientChannel, ClientRequestError
 from dsh_lsp.tools import ToolCallView, ToolKind
 
 _log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from typing import Final
 from pygls.uris import from_fs_path
 
 from dsh_lsp.llm import JsonObject, JsonValue
-from dsh_lsp.server.wire.params import Range
+from dsh_lsp.server.wire import Range
 
 _OPEN: Final = re.compile(
     r'<attachment path="(?P<path>.*?)"(?: uri="(?P<uri>[^"]*)")?'

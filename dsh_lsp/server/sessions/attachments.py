@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from dsh_lsp.llm import ContentBlock, TextBlock
-from dsh_lsp.server.wire.params import Range, ResourceLinkContent, TextContent
+from dsh_lsp.server.wire import Range, ResourceLinkContent, TextContent
 
 from .attachment_frame import frame_attachment
 

@@ -22,8 +22,13 @@ from typing import Final
 from pydantic import ValidationError
 
 from dsh_lsp.llm import CallId, JsonObject, JsonValue
-from dsh_lsp.server.wire.channel import ClientChannel, ClientRequestError
-from dsh_lsp.server.wire.params import CancelledOutcome, MessageActionAnswer, PermissionAnswer
+from dsh_lsp.server.wire import (
+    CancelledOutcome,
+    ClientChannel,
+    ClientRequestError,
+    MessageActionAnswer,
+    PermissionAnswer,
+)
 from dsh_lsp.tools import PermissionOutcome, ToolCallView, ToolExecution
 
 from .sink import UpdateSink

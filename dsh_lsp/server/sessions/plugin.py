@@ -16,7 +16,7 @@ from typing import ClassVar
 from dsh_lsp.agent import AGENT_STATUS, AGENTS, AgentOptions
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
 from dsh_lsp.server.settings import PermissionSettings
-from dsh_lsp.server.wire.channel import ClientChannel
+from dsh_lsp.server.wire import ClientChannel
 from dsh_lsp.session import SESSION_EVENT
 from dsh_lsp.tools import PERMISSIONS, TOOLS, TOOLS_PRE_EXECUTE
 

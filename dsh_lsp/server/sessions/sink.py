@@ -20,7 +20,7 @@ from typing import Final
 import anyio
 
 from dsh_lsp.llm import JsonObject
-from dsh_lsp.server.wire.channel import ClientChannel
+from dsh_lsp.server.wire import ClientChannel
 
 from .updates import TEXT_CHUNK, THOUGHT_CHUNK
 

@@ -7,10 +7,10 @@ import pytest_lsp
 from lsprotocol import types
 
 from dsh_lsp.llm import JsonValue
-from dsh_lsp.server import dict_params_converter
-from dsh_lsp.server.editor_fs.edit_capabilities import EditCapabilities, edit_capabilities
+from dsh_lsp.server.editor_fs.capabilities import EditCapabilities, edit_capabilities
 from dsh_lsp.server.editor_fs.editor_connection import apply_outcome
 from dsh_lsp.server.editor_fs.workspace_edits import EditLabel, create_file_edit, document_edit
+from dsh_lsp.server.wire import dict_params_converter
 from tests.server.editor_model import Json
 from tests.server.scripted_editor import VSCODE
 

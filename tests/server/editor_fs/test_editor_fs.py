@@ -20,7 +20,7 @@ from dsh_lsp.fs_tools import (
     LiteralEdit,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem, WorkspacePaths
-from dsh_lsp.server.editor_fs.edit_capabilities import EditCapabilities
+from dsh_lsp.server.editor_fs.capabilities import EditCapabilities
 from dsh_lsp.server.editor_fs.file_system import EditorFileSystem
 from dsh_lsp.server.editor_fs.workspace_edits import EditLabel
 from tests.server.editor_model import EditorBehaviour, Json

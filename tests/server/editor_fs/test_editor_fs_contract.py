@@ -18,7 +18,7 @@ import pytest
 
 from dsh_lsp.fs_tools import FileSystem
 from dsh_lsp.fs_tools.local import LocalFileSystem, WorkspacePaths
-from dsh_lsp.server.editor_fs.edit_capabilities import EditCapabilities
+from dsh_lsp.server.editor_fs.capabilities import EditCapabilities
 from dsh_lsp.server.editor_fs.file_system import EditorFileSystem
 from dsh_lsp.testing.fs_contract import FS_CONTRACT, ContractCase, FsWorld, run_contract_case
 from tests.server.editor_model import EditorBehaviour

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh_lsp.llm import JsonObject
-from dsh_lsp.server import PendingPrompt, PromptResult, TurnFailedError, stop_reason
+from dsh_lsp.server.errors import TurnFailedError
+from dsh_lsp.server.sessions.outcome import PendingPrompt, PromptResult, stop_reason
 from dsh_lsp.session import SessionEvent
 
 

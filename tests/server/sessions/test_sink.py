@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh_lsp.llm import JsonObject, JsonValue
-from dsh_lsp.server import ClientFeatures, UpdateSink
+from dsh_lsp.server.sessions import UpdateSink
+from dsh_lsp.server.wire import ClientFeatures
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_lsp.server import UpdateTranslator
+from dsh_lsp.server.sessions import UpdateTranslator
 from dsh_lsp.session import SessionEvent
 
 Json = Any  # Any: updates are JSON the tests index into

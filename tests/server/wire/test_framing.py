@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh_lsp.server import FrameDecoder, encode_frame
+from dsh_lsp.server.wire import FrameDecoder, encode_frame
 from dsh_lsp.server.wire.framing import MAX_HEADER_BYTES, BadHeader
 
 bodies = st.lists(st.binary(max_size=300), max_size=8)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from dsh_lsp.server.buffers.positions import DEFAULT_ENCODING, PositionEncoding, parse_encoding
-from dsh_lsp.server.wire.channel import DSH_VERSION
+from dsh_lsp.server.buffers import DEFAULT_ENCODING, PositionEncoding, parse_encoding
+from dsh_lsp.server.wire import DSH_VERSION
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
