@@ -1,7 +1,7 @@
 """DshLanguageServer and its handlers: LSP params in, a bridge call, LSP result out (server).
 
 ``build_server(ctx, load_plugins)`` makes a server bound to one kernel context; there is no
-module-level server. Every handler is a thin translator: validate params (``wire``), wait for
+module-level server. Every handler is a thin translator: validate params (``wire.params``), wait for
 start-up, call the ``SessionBridge``, and turn a ``DshError`` into its JSON-RPC error
 (``errors.to_jsonrpc``). A ``dsh/prompt`` whose request is cancelled (``$/cancelRequest``)
 cancels its turn and answers ``{"stopReason": "cancelled"}``. ``shutdown`` closes the bridge

@@ -2,7 +2,7 @@
 
 The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only) and one
 ``Kernel``. Inside the kernel's lifetime, this module opens the transport, builds the server
-and runs the read loop (``pump``) as a task of its own; pygls runs each request handler as
+and runs the read loop (``wire.pump``) as a task of its own; pygls runs each request handler as
 an asyncio task on the same loop, and the agents run as kernel tasks. The loop ends on
 ``exit``, at end of input (a client that died), or on SIGTERM/SIGINT (Neovim's
 ``client:stop(true)`` sends SIGTERM; a terminal sends SIGINT), which end it exactly like the

@@ -7,11 +7,11 @@ this process as the editor — a pygls LSP client over the server's stdio. In a 
 workspace it opens one document, changes it without saving, attaches it to a prompt, and
 prints every ``dsh/session/update`` as it arrives, then the prompt's stop reason and usage
 and the diff the agent's edit made. The client answers ``workspace/applyEdit`` like an editor
-(``demo_editor``), so the edit lands in the open, unsaved buffer and the disk stays as it
+(``editor``), so the edit lands in the open, unsaved buffer and the disk stays as it
 was. The composition root supplies the plan (the
 script needs the shipped test kit, which this package may not import).
 
-Nothing fails quietly or hangs (``demo_client``): an exception in one of the client's
+Nothing fails quietly or hangs (``client``): an exception in one of the client's
 handlers (pygls would only log it) stops the demo, as does any other failure; the language
 server is then sent end of input (it stops its turn, flushes and exits), and ``run_demo``
 reports the failure on ``err`` and returns 1.

@@ -1,6 +1,6 @@
 """Closed files: writes and edits of files the editor does not mirror (server layer).
 
-The editor-backed provider's second half (``editor_fs`` calls it inside the target's
+The editor-backed provider's second half (``file_system`` calls it inside the target's
 critical section). The text an edit is computed against is what the editor will load: the
 disk text without its byte-order mark, or the overlay of an earlier agent edit the editor
 still holds unsaved. The edit goes out unversioned (the editor has no version for a file it

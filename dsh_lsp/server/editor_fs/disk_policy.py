@@ -10,7 +10,7 @@ takes a document off it). Two ways get them to disk:
   to save them with ``dsh/saveDocuments``, which the dsh editor plugins answer (a client
   without the ``saveDocuments`` capability cannot be asked: the user saves).
 
-Whatever reaches disk when, the agent always reads what the editor holds (``editor_fs``).
+Whatever reaches disk when, the agent always reads what the editor holds (``file_system``).
 Anything that reads the disk instead (a shell command, a test run) calls ``save`` first, or
 tells the model which files are still unsaved (``unsaved``).
 """
