@@ -75,6 +75,14 @@ def test_repository_keeps_every_contract() -> None:
         ("llm", "import dsh_lsp.session", "layers import downward only"),
         ("agent", "import dsh_lsp.fs_tools", "layers import downward only"),
         ("tools", "import dsh_lsp.testing", "the shipped test kit"),
+        ("server/wire", "import dsh_lsp.server.sessions", "the server's rooms import downward"),
+        ("server/plain", "import dsh_lsp.server.editor_fs", "the server's rooms import downward"),
+        ("server/buffers", "import dsh_lsp.server.boot", "the server's rooms import downward"),
+        ("server", "import dsh_lsp.fs_tools.text", "another package is imported through its face"),
+        ("agent_loop", "import dsh_lsp.session.events", "another package is imported through"),
+        ("app.py", "import dsh_lsp.llm.deepseek.adapter", "another package is imported through"),
+        ("server/plain", "import dsh_lsp.server.sessions.bridge", "another package is imported"),
+        ("fs_tools", "import dsh_lsp.server._lazy", "another package is imported through"),
     ],
 )
 def test_breaking_a_contract_fails_the_check(
@@ -82,9 +90,16 @@ def test_breaking_a_contract_fails_the_check(
 ) -> None:
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     shutil.copytree(PACKAGE, tmp_path / "dsh_lsp", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "dsh_lsp" / module / "_contract_breaker.py").write_text(
-        f'"""Deliberate violation for the contract test."""\n\n{statement}\n', encoding="utf-8"
-    )
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "import_contracts.py", tmp_path / "scripts")
+    target = tmp_path / "dsh_lsp" / module
+    if target.suffix == ".py":  # a top-level module takes the violation itself
+        text = target.read_text(encoding="utf-8")
+        target.write_text(f"{text}\n{statement}  # deliberate violation\n", encoding="utf-8")
+    else:
+        (target / "_contract_breaker.py").write_text(
+            f'"""Deliberate violation for the contract test."""\n\n{statement}\n', encoding="utf-8"
+        )
     result = _lint(tmp_path)
     assert result.returncode != 0, result.stdout
     broken = [line for line in result.stdout.splitlines() if line.endswith("BROKEN")]

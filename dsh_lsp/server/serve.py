@@ -2,7 +2,7 @@
 
 The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only) and one
 ``Kernel``. Inside the kernel's lifetime, this module opens the transport, builds the server
-and runs the read loop (``pump``) as a task of its own; pygls runs each request handler as
+and runs the read loop (``wire.pump``) as a task of its own; pygls runs each request handler as
 an asyncio task on the same loop, and the agents run as kernel tasks. The loop ends on
 ``exit``, at end of input (a client that died), or on SIGTERM/SIGINT (Neovim's
 ``client:stop(true)`` sends SIGTERM; a terminal sends SIGINT), which end it exactly like the
@@ -26,9 +26,8 @@ import anyio
 from dsh_lsp.kernel import Kernel
 
 from .boot import LoadPlugins
-from .pump import pump
-from .server import DshLanguageServer, build_server
-from .transport import Connection, open_stdio, open_tcp
+from .handlers import DshLanguageServer, build_server
+from .wire import Connection, open_stdio, open_tcp, pump
 
 _log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
-from dsh_lsp.server import FrameDecoder, dict_params_converter, encode_frame
+from dsh_lsp.server.wire import FrameDecoder, dict_params_converter, encode_frame
 from dsh_lsp.testing import (
     Event,
     ScriptedResponse,

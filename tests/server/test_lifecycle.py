@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from dsh_lsp.llm import SessionId
-from dsh_lsp.server import FrameDecoder, encode_frame
 from dsh_lsp.server.demo import announced_port
+from dsh_lsp.server.wire import FrameDecoder, encode_frame
 from dsh_lsp.session import JsonlPersistence
 from dsh_lsp.testing import completion
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS, Thinking
-from dsh_lsp.server import DshSettings, SettingsError, merge_settings, parse_settings
 from dsh_lsp.server import settings as settings_module
+from dsh_lsp.server.settings import DshSettings, SettingsError, merge_settings, parse_settings
 
 
 def test_defaults() -> None:
