@@ -10,7 +10,7 @@ events (``updates``, ``sink``), the prompt settlement (``outcome``), the permiss
 service (``permissions``) and the ``dsh.permissions`` policy (``policy``). Edits go through
 the editor: ``DocumentSyncProtocol`` mirrors the open documents (``documents``),
 ``load_file_system`` picks the ``FS`` provider, and ``EditorFileSystem`` sends each change as
-one verified ``workspace/applyEdit`` of minimal hunks (``hunks``, ``buffer_view``,
+one verified ``workspace/applyEdit`` of minimal hunks (``fs_tools.diff_texts``, ``buffer_view``,
 ``positions``, ``edit_delivery``, ``closed_files``, ``disk_policy``). Editors without a dsh
 plugin use ``commands``, ``code_actions`` and ``PlainClient``. The protocol is documented in
 ``docs/protocol.md``.
@@ -69,9 +69,6 @@ if typing.TYPE_CHECKING:
     from .errors import to_jsonrpc as to_jsonrpc
     from .framing import FrameDecoder as FrameDecoder
     from .framing import encode_frame as encode_frame
-    from .hunks import TextHunk as TextHunk
-    from .hunks import apply_hunks as apply_hunks
-    from .hunks import minimal_hunks as minimal_hunks
     from .logs import LogLevel as LogLevel
     from .logs import configure_logging as configure_logging
     from .outcome import PendingPrompt as PendingPrompt
@@ -127,7 +124,6 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "to_jsonrpc",
     ),
     "framing": ("FrameDecoder", "encode_frame"),
-    "hunks": ("TextHunk", "apply_hunks", "minimal_hunks"),
     "logs": ("LogLevel", "configure_logging"),
     "outcome": ("PendingPrompt", "PromptResult", "StopReason", "stop_reason"),
     "plain_client": ("PLAIN_CLIENT", "PlainClient", "PlainClientPlugin"),
@@ -216,13 +212,11 @@ __all__ = (
     "SettingsError",
     "StopReason",
     "TcpAddress",
-    "TextHunk",
     "TurnFailedError",
     "TurnRunningError",
     "UnknownSessionError",
     "UpdateSink",
     "UpdateTranslator",
-    "apply_hunks",
     "build_server",
     "client_features",
     "code_actions",
@@ -235,7 +229,6 @@ __all__ = (
     "label_listeners",
     "load_file_system",
     "merge_settings",
-    "minimal_hunks",
     "parse_settings",
     "positions_at",
     "run_demo",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dsh_lsp.fs_tools import TextHunk
 from dsh_lsp.llm import JsonValue
 
-from .hunks import TextHunk
 from .positions import PositionEncoding, positions_at, splits_crlf
 
 
