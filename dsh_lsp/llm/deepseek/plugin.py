@@ -97,11 +97,7 @@ class MissingKeyAdapter:
 
     def error(self) -> LlmError:
         """A fresh copy of the error each call raises (``apply`` raises it in ``fail`` mode)."""
-        return LlmError(
-            f"the API key variable {self.variable} is not set: set it in the environment "
-            "dsh-lsp starts in, then restart dsh-lsp",
-            code=LlmCode.AUTH,
-        )
+        return LlmError(f"the API key variable {self.variable} is not set", code=LlmCode.AUTH)
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
         """Raises the ``AUTH`` error when iterated."""
