@@ -49,17 +49,12 @@ async def build_kernel_plugins(
     is an LlmError with code ``AUTH``) and PluginConfigError for invalid settings.
     """
     model = settings.model
-    deepseek: dict[str, object] = {
+    endpoint = {"base_url", "api_key_env", "thinking", "reasoning_effort"}
+    deepseek = {
         "models": tuple(dict.fromkeys((*DEFAULT_MODELS, model.name))),
-        "apiKeyEnv": model.api_key_env,
         "missingKey": "defer" if defer_missing_key else "fail",
+        **model.model_dump(by_alias=True, exclude_none=True, include=endpoint),
     }
-    if model.base_url is not None:
-        deepseek["baseUrl"] = model.base_url
-    if model.thinking is not None:
-        deepseek["thinking"] = model.thinking
-    if model.reasoning_effort is not None:
-        deepseek["reasoningEffort"] = model.reasoning_effort
     await ctx.plugin(InvariantsPlugin, {})
     await ctx.plugin(LlmPlugin)
     await ctx.plugin(DeepSeekPlugin(environ=environ), deepseek)

@@ -12,9 +12,25 @@ from dsh_lsp.app import build_kernel_plugins
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
 from dsh_lsp.kernel import Kernel, PluginFailedError
 from dsh_lsp.llm import LLM, LlmCode, LlmError
-from dsh_lsp.server import parse_settings
+from dsh_lsp.server import DshSettings, parse_settings
+from dsh_lsp.session import Session
 from dsh_lsp.testing.openai_chunks import completion
 from dsh_lsp.testing.scripted_server import ScriptedServer
+
+
+async def _one_turn(kernel: Kernel, settings: DshSettings, cwd: Path) -> Session:
+    """Give the loaded set a file system, send ``hi`` to a new agent, wait for the turn."""
+    ctx = kernel.context
+    await ctx.plugin(LocalFileSystemPlugin, {"roots": [str(cwd)]})
+    await kernel.wait_settled()
+    handle = await ctx.require(AGENTS).create(
+        AgentSpec(options=settings.agent_options(), cwd=str(cwd))
+    )
+    handle.agent.send("hi")
+    await handle.agent.when_idle()
+    session = handle.agent.session
+    await handle.dispose()
+    return session
 
 
 async def test_every_model_setting_reaches_the_request_body(tmp_path: Path) -> None:
@@ -37,14 +53,7 @@ async def test_every_model_setting_reaches_the_request_body(tmp_path: Path) -> N
         async with Kernel() as kernel:
             ctx = kernel.context
             await build_kernel_plugins(ctx, settings, environ={"MY_KEY": "k-123"})
-            await ctx.plugin(LocalFileSystemPlugin, {"roots": [str(tmp_path)]})
-            await kernel.wait_settled()
-            handle = await ctx.require(AGENTS).create(
-                AgentSpec(options=settings.agent_options(), cwd=str(tmp_path))
-            )
-            handle.agent.send("hi")
-            await handle.agent.when_idle()
-            await handle.dispose()
+            await _one_turn(kernel, settings, tmp_path)
     body = server.requests[0].json()
     assert body["model"] == "my-model"
     assert body["temperature"] == 0.25
@@ -68,15 +77,8 @@ async def test_a_missing_key_fails_the_runner_set_and_defers_for_the_server(
     async with Kernel() as kernel:
         ctx = kernel.context
         await build_kernel_plugins(ctx, settings, environ={}, defer_missing_key=True)
-        await ctx.plugin(LocalFileSystemPlugin, {"roots": [str(tmp_path)]})
-        await kernel.wait_settled()
-        handle = await ctx.require(AGENTS).create(
-            AgentSpec(options=settings.agent_options(), cwd=str(tmp_path))
-        )
-        handle.agent.send("hi")
-        await handle.agent.when_idle()
-        (end,) = [e for e in handle.agent.session.events if e.type == "turn/end"]
-        await handle.dispose()
+        session = await _one_turn(kernel, settings, tmp_path)
+        (end,) = [e for e in session.events if e.type == "turn/end"]
         assert ctx.require(LLM).models()
     reason = end.data["reason"]
     assert isinstance(reason, dict)

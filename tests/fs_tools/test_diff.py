@@ -40,21 +40,7 @@ def minimal_hunks(old: str, new: str, *, max_line_edits: int = 256) -> tuple[Tex
 
 def _apply(before: str, hunks: tuple[DiffHunk, ...]) -> str:
     """Patch ``before`` with the hunks (checking every context and removed line)."""
-    old = before.split("\n")[:-1] if before else []
-    out: list[str] = []
-    cursor = 0
-    for hunk in hunks:
-        start = hunk.old_start - 1 if hunk.old_lines else hunk.old_start
-        out.extend(old[cursor:start])
-        cursor = start
-        for line in hunk.lines:
-            if line[0] in " -":
-                assert old[cursor] == line[1:]
-                cursor += 1
-            if line[0] in " +":
-                out.append(line[1:])
-    out.extend(old[cursor:])
-    return "".join(item + "\n" for item in out)
+    return "".join(item + "\n" for item in _unified_apply(before, hunks))
 
 
 @given(old=lines, new=lines)
