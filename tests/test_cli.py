@@ -55,11 +55,16 @@ def test_version_and_help_load_no_layer() -> None:
     )
     result = _run([sys.executable, "-c", probe])
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "['dsh_lsp.__main__']"
+    assert (
+        result.stdout.splitlines()[-1] == "['dsh_lsp.__main__', 'dsh_lsp.cli', 'dsh_lsp.cli.entry']"
+    )
 
 
-def test_the_log_levels_are_the_servers() -> None:
-    from dsh_lsp.__main__ import LOG_LEVELS
+def test_the_choices_are_the_servers() -> None:
+    from dsh_lsp.cli.entry import LOG_LEVELS, REASONING_EFFORTS, THINKING
+    from dsh_lsp.llm.deepseek import ReasoningEffort, Thinking
     from dsh_lsp.server import LogLevel
 
     assert get_args(LogLevel) == LOG_LEVELS
+    assert get_args(Thinking) == THINKING
+    assert get_args(ReasoningEffort) == REASONING_EFFORTS

@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dsh_lsp.__main__ import DIM, RESET, TurnPrinter
-from dsh_lsp.app import TerminalPermissions
+from dsh_lsp.cli.approvals import TerminalPermissions
+from dsh_lsp.cli.runner import DIM, RESET, TurnPrinter
 from dsh_lsp.llm import CallId, ReasoningDelta, SessionId, TextDelta
 from dsh_lsp.session import Session, SessionEventNotice, SessionHeader, assistant_chunk_data
 from dsh_lsp.testing.openai_chunks import ToolCallSpec, completion, error
@@ -26,7 +26,11 @@ SESSION_LINE = re.compile(r"^session: (\S+)$", re.MULTILINE)
 
 
 def _run(
-    tmp_path: Path, server: ScriptedServer, *args: str, key: str | None = "dummy-key"
+    tmp_path: Path,
+    server: ScriptedServer,
+    *args: str,
+    key: str | None = "dummy-key",
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {
         key: value
@@ -37,6 +41,7 @@ def _run(
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     if key is not None:
         env["DEEPSEEK_API_KEY"] = key
+    env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-m", "dsh_lsp", "run", *args],
         capture_output=True,
@@ -147,6 +152,41 @@ def test_a_missing_api_key_or_session_cannot_start(tmp_path: Path, workspace: Pa
     assert "DEEPSEEK_API_KEY" in no_key.stderr
     assert no_session.returncode == 2
     assert "nope" in no_session.stderr
+    assert server.requests == []
+
+
+def test_every_settings_flag_reaches_the_request(tmp_path: Path, workspace: Path) -> None:
+    sessions = tmp_path / "logs"
+    flags = [
+        *("--model", "my-model", "--api-key-env", "MY_KEY", "--thinking", "enabled"),
+        *("--reasoning-effort", "high", "--temperature", "0.25", "--max-tokens", "321"),
+        *("--stop", "END", "--stop", "FIN", "--max-steps", "1", "--session-dir", str(sessions)),
+    ]
+    script = [completion(tool_calls=[ToolCallSpec(id="c1", name="list", arguments="{}")])]
+    with ScriptedServer(script) as server:
+        cwd = ("--cwd", str(workspace))
+        result = _run(tmp_path, server, "hi", *cwd, *flags, key=None, extra_env={"MY_KEY": "k-1"})
+    assert result.returncode == 0, result.stderr
+    assert "stopped early (max-steps)" in result.stderr, "--max-steps 1"
+    (request,) = server.requests
+    body = request.json()
+    assert body["model"] == "my-model"
+    assert body["thinking"] == {"type": "enabled"}
+    assert body["reasoning_effort"] == "high"
+    assert body["temperature"] == 0.25
+    assert body["max_tokens"] == 321
+    assert body["stop"] == ["END", "FIN"]
+    assert request.headers["authorization"] == "Bearer k-1"
+    assert any(path.suffix == ".jsonl" for path in sessions.rglob("*"))
+
+
+def test_invalid_settings_flags_are_named_and_nothing_starts(
+    tmp_path: Path, workspace: Path
+) -> None:
+    with ScriptedServer([]) as server:
+        result = _run(tmp_path, server, "hi", "--cwd", str(workspace), "--temperature", "5")
+    assert result.returncode == 2
+    assert "invalid settings: dsh.model.temperature:" in result.stderr
     assert server.requests == []
 
 

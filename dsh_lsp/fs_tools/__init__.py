@@ -5,7 +5,7 @@ Four layers, each replaceable on its own:
 - the seam: ``FileSystem`` (service ``FS``) with its vocabulary (``FsTarget``, ``FsInfo``,
   guards, outcomes, ``FsError`` codes), the ``fs/*`` events, and ``FileSearch``
   (service ``FS_SEARCH``) for bulk discovery; pure text rules (``text``, ``literal_edit``,
-  ``diff``, ``gitignore``, ``globpattern``) every provider shares;
+  ``diff`` (the one diff engine), ``gitignore``, ``globpattern``) every provider shares;
 - the provider: ``dsh_lsp.fs_tools.local`` (``LocalFileSystemPlugin``, ``LocalSearchPlugin``);
 - the policy: ``FsPolicyPlugin`` (read-before-edit, compare-and-swap per session);
 - the tools: ``FsToolsPlugin`` registers read, write, edit, multi_edit, list, glob and grep,
@@ -15,7 +15,10 @@ Four layers, each replaceable on its own:
 from __future__ import annotations
 
 from .diff import DiffHunk as DiffHunk
-from .diff import diff_hunks as diff_hunks
+from .diff import TextDiff as TextDiff
+from .diff import TextHunk as TextHunk
+from .diff import apply_hunks as apply_hunks
+from .diff import diff_texts as diff_texts
 from .diff import hunk_from_json as hunk_from_json
 from .diff import hunk_to_json as hunk_to_json
 from .diff import render_unified as render_unified
@@ -112,16 +115,19 @@ __all__ = (
     "LiteralEdit",
     "ObservedVersions",
     "ReplaceIfVersion",
+    "TextDiff",
+    "TextHunk",
     "TreeEntry",
     "TreeQuery",
     "TreeReport",
     "Window",
     "WindowLimits",
     "WriteGuard",
+    "apply_hunks",
     "apply_literal_edits",
     "build_window",
     "compile_glob",
-    "diff_hunks",
+    "diff_texts",
     "glob_to_regex",
     "hunk_from_json",
     "hunk_to_json",

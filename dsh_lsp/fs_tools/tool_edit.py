@@ -25,7 +25,7 @@ from dsh_lsp.tools import (
     define_tool,
 )
 
-from .diff import DiffHunk, diff_hunks
+from .diff import DiffHunk
 from .events import FS_EDIT_INTENT, FS_OBSERVED, FsIntent, FsObservation
 from .guards import ExpectVersion, LiteralEdit
 from .tool_support import (
@@ -156,7 +156,7 @@ async def _run(
     )
     outcome = await deps.fs.edit_text(target, edits, expected=expected)
     deps.ctx.emit(FS_OBSERVED, FsObservation(target=target, version=outcome.version, owner=owner))
-    hunks = diff_hunks(outcome.before, outcome.after)
+    hunks = outcome.text_diff().hunks  # the provider's diff when it made one: diffed once
     total = sum(outcome.replacements)
     if len(edits) == 1:
         summary = (

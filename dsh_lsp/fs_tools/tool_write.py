@@ -21,7 +21,6 @@ from dsh_lsp.tools import (
     define_tool,
 )
 
-from .diff import diff_hunks
 from .events import FS_OBSERVED, FS_WRITE_INTENT, FsIntent, FsObservation
 from .guards import WriteGuard
 from .text import split_lines
@@ -63,7 +62,7 @@ def write_tool(deps: ToolDeps) -> ToolDefinition:
         verb = "Created" if outcome.operation == "create" else "Updated"
         meta: dict[str, JsonValue] = {"operation": outcome.operation}
         if outcome.operation == "create" or outcome.before is not None:
-            hunks = diff_hunks(outcome.before or "", outcome.after)
+            hunks = outcome.text_diff().hunks
             meta.update(hunks_meta(target.display_path, hunks))
         else:
             meta["path"] = target.display_path

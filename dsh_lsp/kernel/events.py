@@ -3,8 +3,8 @@
 An event is declared once, next to the package that owns it, as a module constant whose type
 parameters fix the payload (and result) type, so a type checker rejects a wrong listener::
 
-    TURN_START: EmitEvent[TurnStart] = EmitEvent("agent/turn-start")
-    REQUEST: WaterfallEvent[Request, Response] = WaterfallEvent("agent/request")
+    AGENT_STATUS: EmitEvent[StatusChange] = EmitEvent("agent/status")
+    AGENT_REQUEST: WaterfallEvent[RequestPayload, LlmRequest] = WaterfallEvent("agent/request")
 
 The mode is the class. Events are compared by identity: two declarations with the same name
 are two different events. Every listener takes a single payload object.

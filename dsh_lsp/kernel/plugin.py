@@ -4,15 +4,19 @@ A plugin declares its ``name``, the services it needs (``inject``), the class th
 its config (``config_model``) and an async ``apply``. Config validation is duck-typed: any
 class with a ``model_validate(obj)`` classmethod works, so a pydantic model is the usual
 choice while the kernel itself never imports pydantic. A validator's structured errors are
-read through ``errors()`` items carrying ``loc`` and ``msg`` (pydantic's shape)::
+read through ``errors()`` items carrying ``loc`` and ``msg`` (pydantic's shape). The
+DeepSeek endpoint plugin, in short (``dsh_lsp.llm.deepseek.plugin``)::
 
-    class LlmPlugin(Plugin[LlmConfig]):
-        name = "llm"
-        config_model = LlmConfig
-        inject = (TIMER,)
+    class DeepSeekPlugin(Plugin[DeepSeekConfig]):
+        name = "deepseek"
+        config_model = DeepSeekConfig
+        inject = (LLM,)
 
-        async def apply(self, ctx: Context, config: LlmConfig) -> None:
-            ctx.provide(LLM, LlmService(ctx))
+        async def apply(self, ctx: Context, config: DeepSeekConfig) -> None:
+            client = httpx.AsyncClient()
+            ctx.effect(lambda: client.aclose)
+            adapter = DeepSeekAdapter(client, base_url=DEFAULT_BASE_URL, api_key="...")
+            ctx.require(LLM).register_adapter(ctx, config.models, adapter)
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ The only package that imports pygls and lsprotocol. ``serve(load_plugins)`` runs
 connection (stdio, or one TCP client, ``TcpAddress``) inside one kernel; the composition root
 passes the function that loads every other plugin (``LoadPlugins``) and the ``FileSystem``
 provider choice (``load_file_system``); the runner configures logging (``configure_logging``,
-``LogLevel``) and validates settings (``DshSettings``); ``dsh-lsp demo`` is ``run_demo`` with
+``LogLevel``) and validates settings (``DshSettings``, ``parse_settings``,
+``SettingsError``); ``dsh-lsp demo`` is ``run_demo`` with
 a ``DemoPlan``. That is the whole face; each part has its own room, imports pointing down:
 
 - top level: the process entry (``serve``), the LSP handlers (``handlers``), the start-up of
@@ -38,5 +39,7 @@ if _typing.TYPE_CHECKING:
     from .serve import TcpAddress as TcpAddress
     from .serve import serve as serve
     from .settings import DshSettings as DshSettings
+    from .settings import SettingsError as SettingsError
+    from .settings import parse_settings as parse_settings
 
 __all__ = _lazy_face(globals())

@@ -101,11 +101,7 @@ class ServerState:
 
     def agent_options(self) -> AgentOptions:
         """Options for a new agent from the current settings."""
-        from dsh_lsp.agent import AgentOptions  # loaded after initialize
-
-        return AgentOptions(
-            model=self.settings.model.name, max_steps=self.settings.max_steps_per_turn
-        )
+        return self.settings.agent_options()
 
     def default_cwd(self) -> str | None:
         """The first workspace folder."""
@@ -206,10 +202,7 @@ class ServerState:
         except SettingsError as exc:
             self.show(ERROR, f"dsh-lsp ignored the workspace settings: {exc}")
             return
-        restart = (settings.model, settings.session_dir) != (
-            self.settings.model,
-            self.settings.session_dir,
-        )
+        restart = self.settings.needs_restart(settings)
         self.settings = settings
         if restart and not startup:
             self.show(INFO, "dsh-lsp: restart the server to apply model or sessionDir changes")

@@ -1,7 +1,14 @@
-"""Server settings: the ``dsh`` configuration section, validated at the trust boundary (server).
+"""Deployment settings: the ``dsh`` configuration section, validated at the trust boundary (server).
 
-The same shape arrives in ``initializationOptions`` and in the ``workspace/configuration``
-section ``dsh``; the second is merged over the first key by key (``merge_settings``).
+The one settings model of a running dsh-lsp: the language server validates it from
+``initializationOptions`` and the ``workspace/configuration`` section ``dsh`` (the second is
+merged over the first key by key, ``merge_settings``); ``dsh-lsp run`` validates the same
+model from its flags; the composition root (``dsh_lsp.app``) loads the plugins from it and
+``DshSettings.agent_options`` gives every new agent its options. Every field has a producer:
+an LSP setting (all of them) and, for the ones a terminal run needs, a ``dsh-lsp run`` flag
+(``model.*``, ``maxStepsPerTurn``, ``sessionDir``; permissions and edits are the editor's).
+Importing this module loads pydantic and the DeepSeek vocabulary only, never httpx or the
+layers below the server: ``initialize`` is answered before they load.
 ``parse_settings`` validates the result and raises ``SettingsError`` whose message names every
 bad field by its JSON path (``dsh.permissions.edit: …``) without ever echoing a value, so a
 misplaced secret cannot leak through an error. The API key itself is never a setting: the
@@ -13,14 +20,18 @@ misplaced secret cannot leak through an error. The API key itself is never a set
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Final, Literal
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS
+from dsh_lsp.llm.deepseek import ReasoningEffort as ReasoningEffort  # a settings field's type
 from dsh_lsp.llm.deepseek import Thinking as Thinking  # the settings model's type, named here
+
+if TYPE_CHECKING:  # the agent layer loads after ``initialize`` was answered
+    from dsh_lsp.agent import AgentOptions
 
 SECTION = "dsh"
 """The ``workspace/configuration`` section (and the prefix of every error path)."""
@@ -54,6 +65,19 @@ class ModelSettings(BaseModel):
     """The environment variable holding the API key (the key is never a setting)."""
     thinking: Thinking | None = None
     """Thinking mode on or off; ``None`` leaves the provider default."""
+    reasoning_effort: ReasoningEffort | None = None
+    """How hard the model thinks in thinking mode; ``None`` leaves the provider default."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature of every request; ``None`` leaves the provider default."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Output budget of every request; ``None`` leaves the provider default."""
+    stop: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=16)
+    """Sequences that end generation when the model produces them; ``None``: none."""
+
+    def endpoint(self) -> tuple[object, ...]:
+        """The fields fixed when the plugins load (a change needs a restart); the request
+        knobs (temperature, maxTokens, stop) reach each new session at once."""
+        return (self.name, self.base_url, self.api_key_env, self.thinking, self.reasoning_effort)
 
 
 class PermissionSettings(BaseModel):
@@ -91,6 +115,28 @@ class DshSettings(BaseModel):
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)
     """Where session logs live; ``None``: ``$XDG_STATE_HOME/dsh-lsp/sessions``."""
+
+    def agent_options(self) -> AgentOptions:
+        """The options every new agent gets (model, step cap, request knobs). Imports the
+        agent layer; never raises (the fields were validated)."""
+        from dsh_lsp.agent import AgentOptions
+
+        model = self.model
+        return AgentOptions(
+            model=model.name,
+            max_steps=self.max_steps_per_turn,
+            temperature=model.temperature,
+            max_tokens=model.max_tokens,
+            stop=model.stop,
+        )
+
+    def needs_restart(self, other: DshSettings) -> bool:
+        """Whether switching from these settings to ``other`` needs a restart: a changed
+        model endpoint or session directory (the rest applies at once)."""
+        return (self.model.endpoint(), self.session_dir) != (
+            other.model.endpoint(),
+            other.session_dir,
+        )
 
 
 def parse_settings(raw: object) -> DshSettings:

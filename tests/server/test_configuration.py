@@ -91,6 +91,20 @@ async def test_a_missing_api_key_fails_prompts_with_auth_and_keeps_sessions_usab
         assert (await rig.client.request("dsh/session/list", {}))["sessions"]
 
 
+async def test_the_model_settings_reach_the_request(model: ModelScript, tmp_path: Path) -> None:
+    model.enqueue(completion(text="tuned"))
+    knobs = {"reasoningEffort": "high", "temperature": 0.5, "maxTokens": 77, "stop": ["END"]}
+    async with running_server(
+        CLIENTS[0], model, tmp_path, configuration={"model": {"thinking": "enabled", **knobs}}
+    ) as rig:
+        session = await rig.client.new_session()
+        await rig.client.prompt(session, "hi")
+    body = model.server.requests[-1].json()
+    assert body["thinking"] == {"type": "enabled"}
+    assert (body["reasoning_effort"], body["temperature"]) == ("high", 0.5)
+    assert (body["max_tokens"], body["stop"]) == (77, ["END"])
+
+
 async def test_the_key_never_reaches_traffic_logs_or_session_files(
     model: ModelScript, tmp_path: Path
 ) -> None:

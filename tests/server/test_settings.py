@@ -44,10 +44,30 @@ def test_camel_case_fields_are_read() -> None:
     assert settings.session_dir == "/tmp/s"
 
 
+def test_request_knobs_reach_the_agent_options_and_apply_without_a_restart() -> None:
+    base = parse_settings({"model": {"name": "m"}, "maxStepsPerTurn": 3})
+    tuned = parse_settings(
+        {
+            "model": {"name": "m", "temperature": 0.5, "maxTokens": 9, "stop": ["END"]},
+            "maxStepsPerTurn": 3,
+        }
+    )
+    options = tuned.agent_options()
+    assert (options.model, options.max_steps) == ("m", 3)
+    assert (options.temperature, options.max_tokens, options.stop) == (0.5, 9, ("END",))
+    assert not base.needs_restart(tuned)
+    assert base.needs_restart(parse_settings({"model": {"name": "m", "reasoningEffort": "max"}}))
+    assert base.needs_restart(parse_settings({"model": {"name": "other"}}))
+
+
 @pytest.mark.parametrize(
     ("raw", "path"),
     [
         ({"permissions": {"edit": "sometimes"}}, "dsh.permissions.edit"),
+        ({"model": {"temperature": 3}}, "dsh.model.temperature"),
+        ({"model": {"maxTokens": 0}}, "dsh.model.maxTokens"),
+        ({"model": {"stop": []}}, "dsh.model.stop"),
+        ({"model": {"reasoningEffort": "extreme"}}, "dsh.model.reasoningEffort"),
         ({"maxStepsPerTurn": 0}, "dsh.maxStepsPerTurn"),
         ({"model": {"apiKey": "sk-live-123"}}, "dsh.model.apiKey: unknown field"),
         ({"model": {"apiKeyEnv": "not a name"}}, "dsh.model.apiKeyEnv"),

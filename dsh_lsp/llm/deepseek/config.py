@@ -8,7 +8,7 @@ names the environment variable that holds it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -18,6 +18,10 @@ from .serialize import ReasoningEffort, Thinking
 DEFAULT_MODELS: Final = ("deepseek-v4-flash", "deepseek-v4-pro")
 DEFAULT_BASE_URL: Final = "https://api.deepseek.com"
 BASE_URL_ENV: Final = "DEEPSEEK_BASE_URL"
+
+MissingKey = Literal["fail", "defer"]
+"""What the plugin does when the key variable is unset or empty: ``fail`` to load, or
+``defer``: load, and fail each model call with ``LlmError`` (``AUTH``) naming the variable."""
 
 
 class DeepSeekConfig(BaseModel):
@@ -33,6 +37,8 @@ class DeepSeekConfig(BaseModel):
     """The API root; ``None`` reads ``DEEPSEEK_BASE_URL``, else the DeepSeek default."""
     api_key_env: str = Field(default="DEEPSEEK_API_KEY", min_length=1)
     """The environment variable holding the API key."""
+    missing_key: MissingKey = "fail"
+    """Without a key: refuse to load (``fail``), or load and fail every call (``defer``)."""
     thinking: Thinking | None = None
     """Turn thinking mode on or off; ``None`` leaves the provider default."""
     reasoning_effort: ReasoningEffort | None = None

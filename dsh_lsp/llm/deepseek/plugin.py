@@ -4,18 +4,25 @@ Validates ``DeepSeekConfig``, reads the API key from the environment variable th
 names, opens one shared ``httpx.AsyncClient`` with the configured timeouts, and registers a
 ``DeepSeekAdapter`` for every configured model name with ``LlmService``. Unloading the plugin
 unregisters the models and closes the client.
+
+Without a key the plugin fails to load, or, with ``missingKey: "defer"`` (the language
+server's choice: sessions can still be listed and resumed), loads in deferred mode: it
+registers the models with an adapter that opens nothing and fails every call with
+``LlmError`` (``AUTH``) naming the variable to set.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 import anyio
 import httpx
 
 from dsh_lsp.kernel import Context, Plugin
+from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
+from dsh_lsp.llm.request import LlmRequest
 from dsh_lsp.llm.retry import RetryPolicy
 from dsh_lsp.llm.service import LLM
 
@@ -28,7 +35,8 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
 
     ``environ`` replaces ``os.environ`` as the source of the key and base URL; ``transport``
     and ``sleep`` reach the client and the retry loop (tests use them). ``apply`` raises
-    ``LlmError`` (``AUTH``) when the key variable is unset or empty.
+    ``LlmError`` (``AUTH``) when the key variable is unset or empty, unless the config's
+    ``missing_key`` is ``defer`` (see the module docstring).
     """
 
     name = "deepseek"
@@ -51,9 +59,11 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
         environ = os.environ if self._environ is None else self._environ
         api_key = environ.get(config.api_key_env, "")
         if not api_key:
-            raise LlmError(
-                f"the API key variable {config.api_key_env} is not set", code=LlmCode.AUTH
-            )
+            deferred = MissingKeyAdapter(config.api_key_env)
+            if config.missing_key == "fail":
+                raise deferred.error()
+            ctx.require(LLM).register_adapter(ctx, config.models, deferred)
+            return
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
             transport=self._transport,
@@ -74,3 +84,22 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
             sleep=self._sleep,
         )
         ctx.require(LLM).register_adapter(ctx, config.models, adapter)
+
+
+class MissingKeyAdapter:
+    """The deferred mode's adapter: every call fails with ``LlmError`` (``AUTH``) naming the
+    unset variable, before anything is sent. Owns nothing."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: str) -> None:
+        self.variable = variable
+
+    def error(self) -> LlmError:
+        """A fresh copy of the error each call raises (``apply`` raises it in ``fail`` mode)."""
+        return LlmError(f"the API key variable {self.variable} is not set", code=LlmCode.AUTH)
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        """Raises the ``AUTH`` error when iterated."""
+        raise self.error()
+        yield  # pragma: no cover - makes this an async generator that raises when started

@@ -7,6 +7,10 @@ text back to the buffer, so hunks computed on the model's text become hunks of t
 that touch nothing else: a mixed-EOL file keeps every untouched line ending, and inserted
 text uses the buffer's dominant line ending.
 
+The diff itself is ``dsh_lsp.fs_tools.diff_texts``, run once per change on the model's text
+(``change_to``): its unified hunks are what the tool result shows, its minimal replacements,
+mapped here, are what the editor receives.
+
 Mapping is O(1) for LF-only buffers, one ``str.count`` per offset for all-CRLF buffers,
 and a binary search over the CRLF positions (found once) for mixed ones.
 """
@@ -18,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
-from dsh_lsp.fs_tools.provider_kit import BOM, Eol, detect_eol, normalize_eol
-
-from .hunks import TextHunk
+from dsh_lsp.fs_tools import TextDiff, TextHunk, apply_hunks, diff_texts
+from dsh_lsp.fs_tools.provider_kit import BOM, Eol, detect_eol, normalize_eol, strip_bom
 
 BreakStyle = Literal["lf", "crlf", "mixed"]
 """``lf``: no CRLF; ``crlf``: every ``\\n`` is part of a CRLF; ``mixed``: both kinds."""
@@ -66,6 +69,28 @@ class BufferView:
         if self.eol == "\r\n" and "\r" not in content:
             content = content.replace("\n", "\r\n")
         return content
+
+    def change_to(self, text: str) -> tuple[TextDiff, tuple[TextHunk, ...]]:
+        """The diff of the model's text to ``text`` (the model's spelling), diffed once, and
+        its replacements as hunks of ``raw``. Never raises."""
+        diff = diff_texts(self.text, text)
+        return diff, self.to_buffer(diff.text_hunks)
+
+    def write_change(self, content: str) -> tuple[TextDiff | None, tuple[TextHunk, ...], str]:
+        """What replacing the buffer with ``content`` sends: the model-text diff (None when
+        it was not the one the hunks came from), the hunks of ``raw``, and the buffer text
+        they produce (``restyled(content)``).
+
+        Content in the model's spelling (no CR, no byte-order mark) over a buffer that is not
+        of mixed line endings is diffed once on the model's text (``change_to``); anything
+        else is diffed on the buffer texts, so the result is exactly ``restyled(content)``.
+        Never raises."""
+        after = normalize_eol(strip_bom(content)[1])
+        if content == after and self.style != "mixed":
+            diff, hunks = self.change_to(after)
+            return diff, hunks, apply_hunks(self.raw, hunks)
+        wanted = self.restyled(content)
+        return None, diff_texts(self.raw, wanted).text_hunks, wanted
 
     def buffer_text(self, text: str) -> str:
         """``text`` (the model's spelling) as it would be typed into this buffer."""

@@ -34,7 +34,9 @@ from dsh_lsp.fs_tools import (
     FsTarget,
     FsWriteOutcome,
     LiteralEdit,
+    TextHunk,
     WriteGuard,
+    apply_hunks,
     apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
@@ -54,7 +56,6 @@ from .disk_files import DiskFile, editor_text, load
 from .disk_policy import DiskSync
 from .edit_delivery import Delivery, deliver
 from .editor_connection import EditorConnection
-from .hunks import TextHunk, apply_hunks, minimal_hunks
 from .overlays import Overlay, Overlays
 from .text_edits import text_edits
 from .workspace_edits import EditLabel, annotation_for, create_file_edit, document_edit
@@ -127,10 +128,11 @@ class ClosedFiles:
         except FsError:
             return await self._disk.write_text(target, content, guard=guard)
         view = BufferView.of(base)
-        wanted = view.restyled(content)
-        hunks = minimal_hunks(base, wanted)
+        diff, hunks, wanted = view.write_change(content)
         version = await self._send(target, real, current, base, hunks, wanted, label)
-        return FsWriteOutcome(operation="update", version=version, before=view.text, after=after)
+        return FsWriteOutcome(
+            operation="update", version=version, before=view.text, after=after, diff=diff
+        )
 
     async def edit(
         self,
@@ -153,7 +155,7 @@ class ClosedFiles:
         base = self._base(disk, overlay, shown)
         view = BufferView.of(base)
         applied = apply_literal_edits(view.text, edits, display_path=shown)
-        hunks = view.to_buffer(minimal_hunks(view.text, applied.text))
+        diff, hunks = view.change_to(applied.text)
         wanted = apply_hunks(base, hunks)
         version = await self._send(target, real, current, base, hunks, wanted, label)
         return FsEditOutcome(
@@ -161,6 +163,7 @@ class ClosedFiles:
             before=view.text,
             after=applied.text,
             replacements=applied.replacements,
+            diff=diff,
         )
 
     @staticmethod

@@ -10,7 +10,8 @@ other file comes from disk through the local provider (its versions). Listings a
 resolution are the local provider's.
 
 Mutations: every write and edit is one ``workspace/applyEdit`` carrying minimal hunks
-(``hunks``) in the document's own line endings and the negotiated position encoding,
+(one ``fs_tools.diff_texts`` per change, whose diff the outcome hands back to the tool, so
+an edit is diffed once) in the document's own line endings and the negotiated position encoding,
 labelled with the tool call's title. An open document's edit is versioned and verified
 (``edit_delivery``); a closed file's edit goes to the editor unversioned (the editor loads the
 file and applies it; see ``closed_files``); a new file is a ``CreateFile`` plus its text when
@@ -37,7 +38,9 @@ from dsh_lsp.fs_tools import (
     FsTarget,
     FsWriteOutcome,
     LiteralEdit,
+    TextHunk,
     WriteGuard,
+    apply_hunks,
     apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
@@ -58,7 +61,6 @@ from .disk_policy import DiskSync
 from .edit_delivery import SETTLE_SECONDS, Delivery, deliver
 from .edit_labels import current_label
 from .editor_connection import EditorConnection
-from .hunks import TextHunk, apply_hunks, minimal_hunks
 from .overlays import Overlays
 from .text_edits import text_edits
 from .workspace_edits import EditLabel, annotation_for, document_edit
@@ -149,15 +151,14 @@ class EditorFileSystem:
             check_guard(guard, document.token, target.display_path)
             raw = document.text()
             view = BufferView.of(raw)
-            wanted = view.restyled(content)
-            version = await self._send_open(
-                document, target, minimal_hunks(raw, wanted), wanted, label
-            )
+            diff, hunks, wanted = view.write_change(content)
+            version = await self._send_open(document, target, hunks, wanted, label)
             return FsWriteOutcome(
                 operation="update",
                 version=version,
                 before=view.text,
                 after=normalize_eol(strip_bom(content)[1]),
+                diff=diff,
             )
 
     async def edit_text(
@@ -180,13 +181,14 @@ class EditorFileSystem:
             if "\0" in view.text:
                 raise not_text(shown, "contains NUL characters")
             applied = apply_literal_edits(view.text, edits, display_path=shown)
-            hunks = view.to_buffer(minimal_hunks(view.text, applied.text))
+            diff, hunks = view.change_to(applied.text)
             version = await self._send_open(document, target, hunks, apply_hunks(raw, hunks), label)
             return FsEditOutcome(
                 version=version,
                 before=view.text,
                 after=applied.text,
                 replacements=applied.replacements,
+                diff=diff,
             )
 
     async def _enter(

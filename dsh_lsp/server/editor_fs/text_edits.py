@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dsh_lsp.fs_tools import TextHunk
 from dsh_lsp.llm import JsonValue
 from dsh_lsp.server.buffers import PositionEncoding, positions_at, splits_crlf
-
-from .hunks import TextHunk
 
 
 def widen_crlf(text: str, hunk: TextHunk) -> TextHunk:

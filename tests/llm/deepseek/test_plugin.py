@@ -73,6 +73,23 @@ async def test_a_missing_key_fails_the_plugin_with_auth() -> None:
         assert "MY_KEY" in str(cause)
 
 
+async def test_a_missing_key_in_deferred_mode_loads_and_fails_each_call_naming_the_variable(
+    server: ScriptedServer,
+) -> None:
+    async with llm_kernel() as (ctx, llm):
+        config = {"apiKeyEnv": "MY_KEY", "missingKey": "defer", "baseUrl": server.base_url}
+        fiber = await ctx.plugin(DeepSeekPlugin(environ={"OTHER": "x"}), config)
+        assert llm.models() == ("deepseek-v4-flash", "deepseek-v4-pro")
+        for _ in range(2):
+            with pytest.raises(LlmError) as caught:
+                await assemble(llm.stream(REQUEST))
+            assert caught.value.code == LlmCode.AUTH
+            assert "the API key variable MY_KEY is not set" in str(caught.value)
+        assert server.requests == [], "nothing is sent without a key"
+        await fiber.dispose()
+        assert llm.models() == ()
+
+
 async def test_invalid_config_is_rejected_before_apply() -> None:
     async with llm_kernel() as (ctx, _llm):
         with pytest.raises(PluginConfigError) as caught:

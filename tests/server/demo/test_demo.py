@@ -10,7 +10,7 @@ import sys
 import anyio
 import pytest
 
-from dsh_lsp.app import demo_plan
+from dsh_lsp.cli.demo import demo_plan
 from dsh_lsp.server import run_demo
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dsh_lsp.fs_tools import apply_hunks, diff_texts
 from dsh_lsp.fs_tools.text import normalize_eol
 from dsh_lsp.server.editor_fs.buffer_view import BufferView
-from dsh_lsp.server.editor_fs.hunks import apply_hunks, minimal_hunks
 from dsh_lsp.server.editor_fs.text_edits import text_edits, widen_crlf
 from tests.server.editor_model import apply_edits
 
@@ -34,7 +34,7 @@ def test_styles() -> None:
 def test_an_edit_of_a_mixed_buffer_keeps_every_other_line_ending() -> None:
     view = BufferView.of("one\r\ntwo\r\nthree\r\nfour\n")  # mostly CRLF
     wanted = view.text.replace("three", "THREE\nand more")
-    hunks = view.to_buffer(minimal_hunks(view.text, wanted))
+    hunks = view.to_buffer(diff_texts(view.text, wanted).text_hunks)
     assert apply_hunks(view.raw, hunks) == "one\r\ntwo\r\nTHREE\r\nand more\r\nfour\n"
 
 
@@ -55,7 +55,7 @@ def test_mapped_hunks_equal_the_model_edit(
     position = data.draw(st.integers(min_value=0, max_value=len(view.text)))
     cut = data.draw(st.integers(min_value=position, max_value=len(view.text)))
     new_text = view.text[:position] + "".join(wanted) + view.text[cut:]
-    hunks = view.to_buffer(minimal_hunks(view.text, new_text))
+    hunks = view.to_buffer(diff_texts(view.text, new_text).text_hunks)
     result = apply_hunks(raw, hunks)
     assert normalize_eol(result.removeprefix("\ufeff")) == new_text
     assert result.startswith("\ufeff") == bom
@@ -66,7 +66,7 @@ def test_mapped_hunks_equal_the_model_edit(
 
 def test_widen_crlf_moves_a_range_out_of_a_line_break() -> None:
     text = "a\r\nb"
-    hunks = minimal_hunks(text, "a\nb")  # removes the CR: ends between CR and LF
+    hunks = diff_texts(text, "a\nb").text_hunks  # removes the CR: ends between CR and LF
     (widened,) = [widen_crlf(text, hunk) for hunk in hunks]
     assert (widened.start, widened.end) == (1, 3)
     assert apply_hunks(text, [widened]) == "a\nb"

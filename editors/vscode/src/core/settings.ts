@@ -11,9 +11,19 @@
 export type EditPolicy = 'allow' | 'ask';
 export type AskPolicy = 'ask' | 'allow' | 'deny';
 export type Thinking = 'enabled' | 'disabled';
+export type ReasoningEffort = 'low' | 'medium' | 'high' | 'max';
 
 export interface ServerSettings {
-  model?: { name?: string; baseUrl?: string; apiKeyEnv?: string; thinking?: Thinking };
+  model?: {
+    name?: string;
+    baseUrl?: string;
+    apiKeyEnv?: string;
+    thinking?: Thinking;
+    reasoningEffort?: ReasoningEffort;
+    temperature?: number;
+    maxTokens?: number;
+    stop?: string[];
+  };
   permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy };
   edits?: { saveAfterTurn?: boolean };
   maxStepsPerTurn?: number;
@@ -24,7 +34,9 @@ type Kind =
   | { type: 'string'; path?: boolean }
   | { type: 'boolean' }
   | { type: 'enum'; values: readonly string[] }
-  | { type: 'integer'; minimum: number; maximum: number };
+  | { type: 'integer'; minimum: number; maximum?: number }
+  | { type: 'number'; minimum: number; maximum: number }
+  | { type: 'strings'; maxItems: number };
 
 /** Every server-facing key below `dsh.`, with how its value is checked. */
 export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
@@ -32,6 +44,10 @@ export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
   'model.baseUrl': { type: 'string' },
   'model.apiKeyEnv': { type: 'string' },
   'model.thinking': { type: 'enum', values: ['enabled', 'disabled'] },
+  'model.reasoningEffort': { type: 'enum', values: ['low', 'medium', 'high', 'max'] },
+  'model.temperature': { type: 'number', minimum: 0, maximum: 2 },
+  'model.maxTokens': { type: 'integer', minimum: 1 },
+  'model.stop': { type: 'strings', maxItems: 16 },
   'permissions.edit': { type: 'enum', values: ['allow', 'ask'] },
   'permissions.shell': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
@@ -94,10 +110,22 @@ function check(key: string, kind: Kind, value: unknown, vars: Substitutions): { 
       return kind.values.includes(value as string)
         ? { value }
         : { problem: `dsh.${key} must be one of ${kind.values.join(', ')} (got ${JSON.stringify(value)})` };
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value) && value >= kind.minimum && value <= kind.maximum
+    case 'integer': {
+      const maximum = kind.maximum ?? Number.MAX_SAFE_INTEGER;
+      const range = kind.maximum === undefined ? `of at least ${kind.minimum}` : `from ${kind.minimum} to ${kind.maximum}`;
+      return typeof value === 'number' && Number.isInteger(value) && value >= kind.minimum && value <= maximum
         ? { value }
-        : { problem: `dsh.${key} must be an integer from ${kind.minimum} to ${kind.maximum} (got ${JSON.stringify(value)})` };
+        : { problem: `dsh.${key} must be an integer ${range} (got ${JSON.stringify(value)})` };
+    }
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && value >= kind.minimum && value <= kind.maximum
+        ? { value }
+        : { problem: `dsh.${key} must be a number from ${kind.minimum} to ${kind.maximum} (got ${JSON.stringify(value)})` };
+    case 'strings':
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string') || value.length > kind.maxItems) {
+        return { problem: `dsh.${key} must be a list of at most ${kind.maxItems} strings (got ${JSON.stringify(value)})` };
+      }
+      return value.length === 0 ? {} : { value };
   }
 }
 

@@ -43,6 +43,18 @@ test('saveAfterTurn is sent when false too, and only as a boolean', () => {
   assert.deepEqual(problems, ['dsh.edits.saveAfterTurn must be true or false (got "yes")']);
 });
 
+test('the request knobs are sent when valid and reported when not', () => {
+  const knobs = { 'model.reasoningEffort': 'high', 'model.temperature': 0.5, 'model.maxTokens': 100, 'model.stop': ['END'] };
+  assert.deepEqual(readServerSettings(from(knobs)), {
+    settings: { model: { reasoningEffort: 'high', temperature: 0.5, maxTokens: 100, stop: ['END'] } },
+    problems: [],
+  });
+  assert.deepEqual(readServerSettings(from({ 'model.stop': [] })), { settings: {}, problems: [] });
+  const bad = readServerSettings(from({ 'model.temperature': 3, 'model.maxTokens': 0, 'model.stop': [1], 'model.reasoningEffort': 'x' }));
+  assert.deepEqual(bad.settings, {});
+  assert.equal(bad.problems.length, 4);
+});
+
 test('an out-of-range step limit is reported', () => {
   assert.equal(readServerSettings(from({ maxStepsPerTurn: 1_000_000 })).problems.length, 1);
   assert.equal(readServerSettings(from({ maxStepsPerTurn: 2.5 })).problems.length, 1);
