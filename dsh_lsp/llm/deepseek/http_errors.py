@@ -24,6 +24,14 @@ status      code
 5xx         ``SERVER``
 other       ``HTTP_<status>``
 ==========  ==================================================================
+
+An error object that came with a 200 is coded by its first telling field: a numeric ``code``
+or ``status`` in 400–599 goes through the table above; otherwise the ``code``, ``type`` and
+``status`` strings are looked up in that order (``context_length_exceeded`` →
+``CONTEXT_WINDOW_EXCEEDED``, ``invalid_request_error`` → ``INVALID_REQUEST``,
+``rate_limit_exceeded`` → ``RATE_LIMIT``, ``overloaded_error`` → ``SERVER``, gRPC-style
+``RESOURCE_EXHAUSTED``/``UNAVAILABLE``…); an object that tells nothing is ``SERVER``. Only the
+transient classes are retried (``RETRYABLE_CODES``), so a deterministic 400 fails at once.
 """
 
 from __future__ import annotations
@@ -176,7 +184,7 @@ def payload_code(error: WireError, provider_message: str | None) -> str:
         number = _numeric(field)
         if number is not None and 400 <= number <= 599:
             return _code(number, provider_message)
-    for field in (error.get("type"), error.get("code"), error.get("status")):
+    for field in (error.get("code"), error.get("type"), error.get("status")):
         if isinstance(field, str):
             named = _NAMED.get(field.strip().lower())
             if named is not None:

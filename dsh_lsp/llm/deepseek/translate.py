@@ -142,7 +142,7 @@ class ThinkSplitter:
                 if not head or (_OPEN.startswith(head) and len(head) < len(_OPEN)):
                     break
                 if head.startswith(_OPEN):
-                    self._state, self._buffer = "think", head[len(_OPEN) :]
+                    self._state, self._buffer = "open", head[len(_OPEN) :]
                 elif self._mode == "on":
                     self._state = "think"
                 else:
@@ -159,10 +159,10 @@ class ThinkSplitter:
                     out.append(("reasoning", self._buffer[: len(self._buffer) - keep]))
                 self._buffer = self._buffer[len(self._buffer) - keep :]
                 break
-            else:  # "after": the blank lines between the thinking and the answer are dropped
+            else:  # "open"/"after": blank lines around the thinking are dropped
                 self._buffer = self._buffer.lstrip()
                 if self._buffer:
-                    self._state = "text"
+                    self._state = "think" if self._state == "open" else "text"
         return out
 
     def close(self) -> list[tuple[str, str]]:
@@ -170,7 +170,7 @@ class ThinkSplitter:
         rest, self._buffer = self._buffer, ""
         if not rest:
             return []
-        return [("reasoning" if self._state == "think" else "text", rest)]
+        return [("reasoning" if self._state in ("open", "think") else "text", rest)]
 
 
 class _Call:
