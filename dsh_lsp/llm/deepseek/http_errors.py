@@ -26,7 +26,7 @@ other       ``HTTP_<status>``
 ==========  ==================================================================
 
 An error object that came with a 200 is coded by its first telling field: a numeric ``code``
-or ``status`` in 400–599 goes through the table above; otherwise the ``code``, ``type`` and
+or ``status`` in 400-599 goes through the table above; otherwise the ``code``, ``type`` and
 ``status`` strings are looked up in that order (``context_length_exceeded`` →
 ``CONTEXT_WINDOW_EXCEEDED``, ``invalid_request_error`` → ``INVALID_REQUEST``,
 ``rate_limit_exceeded`` → ``RATE_LIMIT``, ``overloaded_error`` → ``SERVER``, gRPC-style
