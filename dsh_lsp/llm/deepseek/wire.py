@@ -5,6 +5,10 @@ a ``TypedDict`` (the static type) paired with a pydantic-core validator built fr
 field names (the runtime check; a test keeps the two in step). Validated payloads are plain
 dicts, which keeps per-event validation cheap on long streams. Anything that does not fit is a
 ``MALFORMED_RESPONSE`` for the adapter.
+
+Two error spellings are normalised on the way in: ``"error": "text"`` (a bare string) becomes
+``{"message": "text"}``, and a payload that is itself an error object (``{"object": "error",
+"message": …, "code": 400}``, as vLLM sends) is read as ``{"error": {…}}``.
 """
 
 from __future__ import annotations
@@ -148,14 +152,39 @@ _ERROR = _shape(
         "metadata": _METADATA,
     }
 )
-_CHAT_CHUNK = _shape({"choices": cs.list_schema(_CHOICE), "usage": _USAGE, "error": _ERROR})
 
-CHAT_CHUNK_VALIDATOR = SchemaValidator(_CHAT_CHUNK)
+
+def _message_only(text: str) -> dict[str, str]:
+    return {"message": text}
+
+
+def _lift_bare_error(value: object) -> object:
+    """``{"object": "error", …}`` without ``choices`` or ``error`` → ``{"error": {…}}``."""
+    if (
+        isinstance(value, dict)
+        and value.get("object") == "error"
+        and "error" not in value
+        and "choices" not in value
+    ):
+        return {"error": value}
+    return value
+
+
+_ERROR_OR_TEXT = cs.union_schema([_ERROR, cs.no_info_after_validator_function(_message_only, _STR)])
+_CHAT_CHUNK = _shape({"choices": cs.list_schema(_CHOICE), "usage": _USAGE, "error": _ERROR_OR_TEXT})
+
+CHAT_CHUNK_VALIDATOR = SchemaValidator(
+    cs.no_info_before_validator_function(_lift_bare_error, _CHAT_CHUNK)
+)
 """Validates one stream payload into a ``ChatChunk``."""
 
 ERROR_BODY_VALIDATOR = SchemaValidator(
-    cs.typed_dict_schema(
-        {"error": cs.typed_dict_field(_ERROR, required=True)}, extra_behavior="ignore"
+    cs.no_info_before_validator_function(
+        _lift_bare_error,
+        cs.typed_dict_schema(
+            {"error": cs.typed_dict_field(_ERROR_OR_TEXT, required=True)},
+            extra_behavior="ignore",
+        ),
     )
 )
 """Validates a non-2xx body into an ``ErrorBody``."""

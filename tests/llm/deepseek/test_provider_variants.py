@@ -296,3 +296,30 @@ async def test_endpoint_and_model_are_logged_at_info(
         f"model deepseek-v4-flash at {server.base_url}/v1 (thinking default)",
     ]
     assert all("sk-secret" not in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("payload", "code", "message"),
+    [
+        ('{"error": "model is loading"}', LlmCode.SERVER, "model is loading"),
+        (
+            '{"object": "error", "message": "bad tool schema", "type": "BadRequestError",'
+            ' "param": null, "code": 400}',
+            LlmCode.INVALID_REQUEST,
+            "bad tool schema",
+        ),
+    ],
+    ids=["error-as-text", "bare-vllm-error-object"],
+)
+def test_other_error_spellings_in_the_stream(payload: str, code: str, message: str) -> None:
+    with pytest.raises(LlmError) as caught:
+        StreamTranslator().feed(parse_chat_chunk(payload))
+    assert (caught.value.code, caught.value.provider_message) == (code, message)
+
+
+def test_other_error_spellings_in_an_http_body() -> None:
+    bare = b'{"object":"error","message":"max_tokens too large","code":400}'
+    error = error_from_response(400, bare, retry_after=None, redact=lambda t: t)
+    assert error.provider_message == "max_tokens too large"
+    text = error_from_response(404, b'{"error":"model not found"}', retry_after=None, redact=str)
+    assert text.provider_message == "model not found"
