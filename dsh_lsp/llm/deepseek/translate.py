@@ -29,8 +29,9 @@ Rules (one translator per model call):
   any other reason finishes with an error coded by the upper-cased reason;
 * an ``error`` object in a chunk raises ``LlmError`` coded by its fields (``http_errors``).
 
-Usage: cache hits (``prompt_tokens_details.cached_tokens``, else ``prompt_cache_hit_tokens``)
-are subtracted from ``prompt_tokens`` so input counts stay disjoint.
+Usage (top-level, else Groq's ``x_groq.usage``): cache hits
+(``prompt_tokens_details.cached_tokens``, else ``prompt_cache_hit_tokens``, else
+``cached_tokens``) are subtracted from ``prompt_tokens`` so input counts stay disjoint.
 """
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ def usage_from_wire(usage: WireUsage) -> TokenUsage:
     cached = details.get("cached_tokens")
     if cached is None:
         cached = usage.get("prompt_cache_hit_tokens")
+    if cached is None:
+        cached = usage.get("cached_tokens")
     completion = usage.get("completion_tokens_details") or {}
     return TokenUsage(
         input_tokens=(usage.get("prompt_tokens") or 0) - (cached or 0),
@@ -245,6 +248,8 @@ class StreamTranslator:
         if error is not None:
             raise error_from_payload(error, where="mid-stream")
         usage = chunk.get("usage")
+        if usage is None:
+            usage = (chunk.get("x_groq") or {}).get("usage")
         if usage is not None:
             self._usage = usage
         choices = chunk.get("choices")

@@ -6,13 +6,17 @@ field names (the runtime check; a test keeps the two in step). Validated payload
 dicts, which keeps per-event validation cheap on long streams. Anything that does not fit is a
 ``MALFORMED_RESPONSE`` for the adapter.
 
-Two error spellings are normalised on the way in: ``"error": "text"`` (a bare string) becomes
+Content given as a list of parts (Mistral's reasoning models) is flattened: ``text`` parts
+become ``content``, ``thinking`` parts ``reasoning_content``. Tool-call ``arguments`` sent as a
+JSON object instead of JSON text are encoded back to text. Two error spellings are normalised
+on the way in: ``"error": "text"`` (a bare string) becomes
 ``{"message": "text"}``, and a payload that is itself an error object (``{"object": "error",
 "message": …, "code": 400}``, as vLLM sends) is read as ``{"error": {…}}``.
 """
 
 from __future__ import annotations
 
+import json
 from typing import TypedDict, cast
 
 from pydantic_core import SchemaValidator, ValidationError
@@ -68,11 +72,14 @@ class CompletionTokensDetails(TypedDict, total=False):
 
 
 class WireUsage(TypedDict, total=False):
-    """Usage as reported; ``prompt_tokens`` includes cache hits."""
+    """Usage as reported; ``prompt_tokens`` includes cache hits (reported as
+    ``prompt_tokens_details.cached_tokens``, DeepSeek's ``prompt_cache_hit_tokens`` or Moonshot's
+    top-level ``cached_tokens``)."""
 
     prompt_tokens: int | None
     completion_tokens: int | None
     prompt_cache_hit_tokens: int | None
+    cached_tokens: int | None
     prompt_tokens_details: PromptTokensDetails | None
     completion_tokens_details: CompletionTokensDetails | None
 
@@ -94,12 +101,19 @@ class WireError(TypedDict, total=False):
     metadata: ErrorMetadata | None
 
 
+class GroqExtras(TypedDict, total=False):
+    """Groq's ``x_groq`` envelope, where older Groq streams put the usage."""
+
+    usage: WireUsage | None
+
+
 class ChatChunk(TypedDict, total=False):
     """One ``data:`` payload of the stream."""
 
     choices: list[Choice] | None
     usage: WireUsage | None
     error: WireError | None
+    x_groq: GroqExtras | None
 
 
 class ErrorBody(TypedDict):
@@ -123,13 +137,63 @@ _STR = cs.str_schema()
 _INT = cs.int_schema()
 _FUNCTION = _shape({"name": _STR, "arguments": _STR})
 _TOOL_CALL = _shape({"index": _INT, "id": _STR, "function": _FUNCTION})
-_DELTA = _shape(
-    {
-        "content": _STR,
-        "reasoning_content": _STR,
-        "reasoning": _STR,
-        "tool_calls": cs.list_schema(_TOOL_CALL),
-    }
+
+
+def _part_text(part: object) -> str:
+    """The text inside one content part (``{"text": …}`` or a list of such parts)."""
+    if isinstance(part, str):
+        return part
+    if isinstance(part, list):
+        return "".join(_part_text(p) for p in part)
+    if isinstance(part, dict):
+        for key in ("text", "thinking", "reasoning"):
+            if key in part:
+                return _part_text(part[key])
+    return ""
+
+
+def _flatten_content(value: object) -> object:
+    """A delta whose ``content`` is a list of parts, as one with text ``content`` and
+    ``reasoning_content``; anything else unchanged. Tool arguments given as objects are
+    encoded as JSON text."""
+    if not isinstance(value, dict):
+        return value
+    content = value.get("content")
+    calls = value.get("tool_calls")
+    if not isinstance(content, list) and not calls:
+        return value  # the common case: nothing to rewrite, no copy
+    out = dict(value)
+    if isinstance(content, list):
+        text: list[str] = []
+        thinking: list[str] = []
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else "text"
+            (thinking if kind in ("thinking", "reasoning") else text).append(_part_text(part))
+        out["content"] = "".join(text)
+        if thinking and not out.get("reasoning_content"):
+            out["reasoning_content"] = "".join(thinking)
+    if isinstance(calls, list):
+        fixed: list[object] = []
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("arguments"), dict | list):
+                encoded = json.dumps(function["arguments"], separators=(",", ":"))
+                call = {**call, "function": {**function, "arguments": encoded}}
+            fixed.append(call)
+        out["tool_calls"] = fixed
+    return out
+
+
+_DELTA = cs.no_info_before_validator_function(
+    _flatten_content,
+    _shape(
+        {
+            "content": _STR,
+            "reasoning_content": _STR,
+            "reasoning": _STR,
+            "tool_calls": cs.list_schema(_TOOL_CALL),
+        }
+    ),
 )
 _CHOICE = _shape({"delta": _DELTA, "message": _DELTA, "finish_reason": _STR})
 _USAGE = _shape(
@@ -137,6 +201,7 @@ _USAGE = _shape(
         "prompt_tokens": _INT,
         "completion_tokens": _INT,
         "prompt_cache_hit_tokens": _INT,
+        "cached_tokens": _INT,
         "prompt_tokens_details": _shape({"cached_tokens": _INT}),
         "completion_tokens_details": _shape({"reasoning_tokens": _INT}),
     }
@@ -171,7 +236,14 @@ def _lift_bare_error(value: object) -> object:
 
 
 _ERROR_OR_TEXT = cs.union_schema([_ERROR, cs.no_info_after_validator_function(_message_only, _STR)])
-_CHAT_CHUNK = _shape({"choices": cs.list_schema(_CHOICE), "usage": _USAGE, "error": _ERROR_OR_TEXT})
+_CHAT_CHUNK = _shape(
+    {
+        "choices": cs.list_schema(_CHOICE),
+        "usage": _USAGE,
+        "error": _ERROR_OR_TEXT,
+        "x_groq": _shape({"usage": _USAGE}),
+    }
+)
 
 CHAT_CHUNK_VALIDATOR = SchemaValidator(
     cs.no_info_before_validator_function(_lift_bare_error, _CHAT_CHUNK)

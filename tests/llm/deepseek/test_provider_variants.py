@@ -20,6 +20,7 @@ from dsh_lsp.llm import (
     LlmError,
     ReasoningBlock,
     TextBlock,
+    TokenUsage,
     ToolCallBlock,
     ToolCallDelta,
     assemble,
@@ -323,3 +324,38 @@ def test_other_error_spellings_in_an_http_body() -> None:
     assert error.provider_message == "max_tokens too large"
     text = error_from_response(404, b'{"error":"model not found"}', retry_after=None, redact=str)
     assert text.provider_message == "model not found"
+
+
+def test_content_parts_split_into_text_and_thinking() -> None:
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "ponder"}]}
+    parts = delta(content=[thinking, {"type": "text", "text": "said"}])
+    assert split(fold([parts, delta(content=[{"type": "text", "text": " more"}])])) == (
+        "ponder",
+        "said more",
+    )
+
+
+def test_tool_arguments_sent_as_an_object_become_json_text() -> None:
+    blocks = fold([fragment(index=0, id="a", function={"name": "f", "arguments": {"x": 1}})])
+    assert calls(blocks) == [ToolCallBlock(id=CallId("a"), name="f", arguments='{"x":1}')]
+
+
+@pytest.mark.parametrize(
+    ("payload", "usage"),
+    [
+        (
+            {"choices": [], "x_groq": {"usage": {"prompt_tokens": 9, "completion_tokens": 2}}},
+            TokenUsage(input_tokens=9, output_tokens=2),
+        ),
+        (
+            {
+                "choices": [],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 2, "cached_tokens": 4},
+            },
+            TokenUsage(input_tokens=5, output_tokens=2, cache_read_tokens=4),
+        ),
+    ],
+    ids=["groq-x_groq", "moonshot-cached_tokens"],
+)
+def test_usage_in_other_places(payload: Mapping[str, object], usage: TokenUsage) -> None:
+    assert fold([payload]).usage == usage

@@ -15,6 +15,7 @@ from dsh_lsp.llm.deepseek.wire import (
     Delta,
     ErrorMetadata,
     FunctionFragment,
+    GroqExtras,
     PromptTokensDetails,
     ToolCallFragment,
     WireError,
@@ -51,9 +52,11 @@ FULL = {
         "completion_tokens": 2,
         "total_tokens": 3,
         "prompt_cache_hit_tokens": 0,
+        "cached_tokens": 0,
         "prompt_tokens_details": {"cached_tokens": 0, "audio": 1},
         "completion_tokens_details": {"reasoning_tokens": 1},
     },
+    "x_groq": {"id": "req", "usage": {"prompt_tokens": 1}},
     "error": {
         "message": "m",
         "type": "t",
@@ -83,6 +86,7 @@ def test_every_declared_field_survives_and_undeclared_ones_drop() -> None:
     assert set(usage) == keys(WireUsage)
     assert set(usage.get("prompt_tokens_details") or {}) == keys(PromptTokensDetails)
     assert set(usage.get("completion_tokens_details") or {}) == keys(CompletionTokensDetails)
+    assert set(chunk.get("x_groq") or {}) == keys(GroqExtras)
     error = chunk.get("error") or {}
     assert set(error) == keys(WireError)
     assert set(error.get("metadata") or {}) == keys(ErrorMetadata)
