@@ -134,6 +134,8 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> list[tuple[str, str]]:
         """``(block_type, piece)`` pairs for the next piece of content, in order."""
+        if self._state == "text":
+            return [("text", text)]  # the common case once the start of the answer is known
         out: list[tuple[str, str]] = []
         self._buffer += text
         while self._buffer:

@@ -114,6 +114,7 @@ class ChatChunk(TypedDict, total=False):
     usage: WireUsage | None
     error: WireError | None
     x_groq: GroqExtras | None
+    object: str | None
 
 
 class ErrorBody(TypedDict):
@@ -184,18 +185,18 @@ def _flatten_content(value: object) -> object:
     return out
 
 
-_DELTA = cs.no_info_before_validator_function(
-    _flatten_content,
-    _shape(
-        {
-            "content": _STR,
-            "reasoning_content": _STR,
-            "reasoning": _STR,
-            "tool_calls": cs.list_schema(_TOOL_CALL),
-        }
-    ),
-)
+_DELTA_FIELDS: dict[str, cs.CoreSchema] = {
+    "content": _STR,
+    "reasoning_content": _STR,
+    "reasoning": _STR,
+    "tool_calls": cs.list_schema(_TOOL_CALL),
+}
+_DELTA = _shape(_DELTA_FIELDS)
+_LENIENT_DELTA = cs.no_info_before_validator_function(_flatten_content, _shape(_DELTA_FIELDS))
 _CHOICE = _shape({"delta": _DELTA, "message": _DELTA, "finish_reason": _STR})
+_LENIENT_CHOICE = _shape(
+    {"delta": _LENIENT_DELTA, "message": _LENIENT_DELTA, "finish_reason": _STR}
+)
 _USAGE = _shape(
     {
         "prompt_tokens": _INT,
@@ -236,17 +237,25 @@ def _lift_bare_error(value: object) -> object:
 
 
 _ERROR_OR_TEXT = cs.union_schema([_ERROR, cs.no_info_after_validator_function(_message_only, _STR)])
-_CHAT_CHUNK = _shape(
-    {
-        "choices": cs.list_schema(_CHOICE),
-        "usage": _USAGE,
-        "error": _ERROR_OR_TEXT,
-        "x_groq": _shape({"usage": _USAGE}),
-    }
-)
 
-CHAT_CHUNK_VALIDATOR = SchemaValidator(
-    cs.no_info_before_validator_function(_lift_bare_error, _CHAT_CHUNK)
+
+def _chat_chunk(choice: cs.CoreSchema) -> cs.TypedDictSchema:
+    return _shape(
+        {
+            "choices": cs.list_schema(choice),
+            "usage": _USAGE,
+            "error": _ERROR_OR_TEXT,
+            "x_groq": _shape({"usage": _USAGE}),
+            "object": _STR,
+        }
+    )
+
+
+CHAT_CHUNK_VALIDATOR = SchemaValidator(_chat_chunk(_CHOICE))
+"""Validates one stream payload into a ``ChatChunk``: the fast path, no Python callbacks."""
+
+LENIENT_CHAT_CHUNK_VALIDATOR = SchemaValidator(
+    cs.no_info_before_validator_function(_lift_bare_error, _chat_chunk(_LENIENT_CHOICE))
 )
 """Validates one stream payload into a ``ChatChunk``."""
 
@@ -263,10 +272,20 @@ ERROR_BODY_VALIDATOR = SchemaValidator(
 
 
 def parse_chat_chunk(data: str) -> ChatChunk:
-    """Validate one event payload. Raises ``LlmError`` (``MALFORMED_RESPONSE``)."""
+    """Validate one event payload. Raises ``LlmError`` (``MALFORMED_RESPONSE``).
+
+    The fast validator reads the usual shapes; a payload it rejects, or one that is itself an
+    error object, goes through the lenient one (content parts, object arguments, bare errors).
+    """
     try:
-        # The validator's schema declares exactly ChatChunk's fields (checked by a test).
-        return cast(ChatChunk, CHAT_CHUNK_VALIDATOR.validate_json(data))
+        # The validators' schemas declare exactly ChatChunk's fields (checked by a test).
+        chunk = cast(ChatChunk, CHAT_CHUNK_VALIDATOR.validate_json(data))
+        if chunk.get("object") != "error" or "error" in chunk:
+            return chunk
+    except ValidationError:
+        pass
+    try:
+        return cast(ChatChunk, LENIENT_CHAT_CHUNK_VALIDATOR.validate_json(data))
     except ValidationError as exc:
         raise LlmError(
             f"the model API sent an unreadable event: {data[:200]!r}",

@@ -25,6 +25,7 @@ from dsh_lsp.llm.deepseek.wire import (
 
 FULL = {
     "id": "dropped",
+    "object": "chat.completion.chunk",
     "choices": [
         {
             "index": 0,
