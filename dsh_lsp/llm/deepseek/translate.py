@@ -132,6 +132,11 @@ class ThinkSplitter:
         self._state = "text" if mode == "off" else "start"
         self._buffer = ""
 
+    @property
+    def passthrough(self) -> bool:
+        """Whether content now goes straight to the text block (no tag can follow)."""
+        return self._state == "text" and not self._buffer
+
     def feed(self, text: str) -> list[tuple[str, str]]:
         """``(block_type, piece)`` pairs for the next piece of content, in order."""
         if self._state == "text":
@@ -280,8 +285,16 @@ class StreamTranslator:
             self._emit("reasoning", reasoning, out)
         content = delta.get("content")
         if content:
-            for block_type, piece in self._splitter.feed(content):
-                self._emit(block_type, piece, out)
+            if self._splitter.passthrough:
+                index = self._text.index
+                if index is None:
+                    index = self._grow(self._text, content, out)
+                else:
+                    self._text.parts.append(content)
+                out.append(TextDelta(index=index, text=content))
+            else:
+                for block_type, piece in self._splitter.feed(content):
+                    self._emit(block_type, piece, out)
         tool_calls = delta.get("tool_calls")
         if tool_calls:
             for fragment in tool_calls:
