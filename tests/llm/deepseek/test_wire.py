@@ -13,7 +13,9 @@ from dsh_lsp.llm.deepseek.wire import (
     Choice,
     CompletionTokensDetails,
     Delta,
+    ErrorMetadata,
     FunctionFragment,
+    GroqExtras,
     PromptTokensDetails,
     ToolCallFragment,
     WireError,
@@ -23,6 +25,7 @@ from dsh_lsp.llm.deepseek.wire import (
 
 FULL = {
     "id": "dropped",
+    "object": "chat.completion.chunk",
     "choices": [
         {
             "index": 0,
@@ -30,6 +33,7 @@ FULL = {
                 "role": "assistant",
                 "content": "c",
                 "reasoning_content": "r",
+                "reasoning": "r2",
                 "tool_calls": [
                     {
                         "index": 0,
@@ -39,6 +43,7 @@ FULL = {
                     }
                 ],
             },
+            "message": {"content": "whole"},
             "finish_reason": "stop",
             "logprobs": None,
         }
@@ -48,10 +53,19 @@ FULL = {
         "completion_tokens": 2,
         "total_tokens": 3,
         "prompt_cache_hit_tokens": 0,
+        "cached_tokens": 0,
         "prompt_tokens_details": {"cached_tokens": 0, "audio": 1},
         "completion_tokens_details": {"reasoning_tokens": 1},
     },
-    "error": {"message": "m", "type": "t", "code": 7, "param": None},
+    "x_groq": {"id": "req", "usage": {"prompt_tokens": 1}},
+    "error": {
+        "message": "m",
+        "type": "t",
+        "code": 7,
+        "param": None,
+        "status": "INVALID_ARGUMENT",
+        "metadata": {"raw": {"any": ["json"]}, "provider_name": "P", "is_byok": False},
+    },
 }
 
 
@@ -73,7 +87,11 @@ def test_every_declared_field_survives_and_undeclared_ones_drop() -> None:
     assert set(usage) == keys(WireUsage)
     assert set(usage.get("prompt_tokens_details") or {}) == keys(PromptTokensDetails)
     assert set(usage.get("completion_tokens_details") or {}) == keys(CompletionTokensDetails)
-    assert set(chunk.get("error") or {}) == keys(WireError)
+    assert set(chunk.get("x_groq") or {}) == keys(GroqExtras)
+    error = chunk.get("error") or {}
+    assert set(error) == keys(WireError)
+    assert set(error.get("metadata") or {}) == keys(ErrorMetadata)
+    assert error.get("metadata") == {"raw": {"any": ["json"]}, "provider_name": "P"}
 
 
 def test_nulls_are_accepted_everywhere() -> None:
