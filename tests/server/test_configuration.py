@@ -82,7 +82,8 @@ async def test_an_invalid_configuration_section_is_shown_and_ignored(
 async def test_a_missing_api_key_fails_prompts_with_auth_and_keeps_sessions_usable(
     spec: str, model: ModelScript, tmp_path: Path
 ) -> None:
-    async with running_server(spec, model, tmp_path, env={"DEEPSEEK_API_KEY": ""}) as rig:
+    remote = {"DEEPSEEK_API_KEY": "", "DEEPSEEK_BASE_URL": "https://api.deepseek.com"}
+    async with running_server(spec, model, tmp_path, env=remote) as rig:
         session = await rig.client.new_session()
         with pytest.raises(JsonRpcException) as caught:
             await rig.client.prompt(session, "hi")
@@ -101,8 +102,21 @@ async def test_the_model_settings_reach_the_request(model: ModelScript, tmp_path
         await rig.client.prompt(session, "hi")
     body = model.server.requests[-1].json()
     assert body["thinking"] == {"type": "enabled"}
-    assert (body["reasoning_effort"], body["temperature"]) == ("high", 0.5)
+    assert body["reasoning_effort"] == "high"
+    assert "temperature" not in body  # DeepSeek ignores it while it thinks
     assert (body["max_tokens"], body["stop"]) == (77, ["END"])
+
+
+async def test_temperature_reaches_the_request_when_thinking_is_off(
+    model: ModelScript, tmp_path: Path
+) -> None:
+    model.enqueue(completion(text="tuned"))
+    configuration = {"model": {"thinking": "disabled", "temperature": 0.5}}
+    async with running_server(CLIENTS[0], model, tmp_path, configuration=configuration) as rig:
+        session = await rig.client.new_session()
+        await rig.client.prompt(session, "hi")
+    body = model.server.requests[-1].json()
+    assert (body["thinking"], body["temperature"]) == ({"type": "disabled"}, 0.5)
 
 
 async def test_the_key_never_reaches_traffic_logs_or_session_files(
