@@ -22,6 +22,8 @@ from .chunks import (
 )
 from .codec import block_from_json, block_to_json
 from .finish import (
+    FINISH_REASONS,
+    ExtensionFinish,
     FinishAborted,
     FinishError,
     FinishMaxTokens,
@@ -69,6 +71,8 @@ def finish_to_json(reason: FinishReason) -> dict[str, JsonValue]:
             if code is not None:
                 record["code"] = code
             return record
+        case ExtensionFinish():
+            return {**reason.to_json(), "type": reason.kind}
         case _:
             assert_never(reason)
 
@@ -91,7 +95,7 @@ def finish_from_json(value: object) -> FinishReason:
                 message=read_str(obj, "message", "error finish"),
                 code=read_opt_str(obj, "code", "error finish"),
             )
-    malformed("finish reason", f"unknown finish kind {kind!r}")
+    return FINISH_REASONS.decode(kind, obj)
 
 
 def chunk_to_json(chunk: StreamChunk) -> dict[str, JsonValue]:

@@ -2,15 +2,21 @@
 
 A ``Message`` is a role plus an ordered tuple of content blocks. There is no tool role: tool
 results travel as ``ToolResultBlock``s inside user messages, and each adapter maps them to its
-provider's shape. A ``MessageSource`` records who queued a user-side message.
+provider's shape. A ``MessageSource`` records who queued a user-side message; it is an open
+vocabulary (see ``vocabulary``): plugins add source kinds by subclassing ``ExtensionSource``
+and registering the class with ``MESSAGE_SOURCES``; an unregistered kind decodes to an
+``OpaqueSource``. Readers ``match`` the two core kinds, then ``case ExtensionSource():`` as the
+documented default (a plugin source is rendered by its ``kind`` alone).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Final, Literal, Self
 
 from .blocks import ContentBlock
+from .json_value import JsonObject, JsonValue
+from .vocabulary import Extension, Vocabulary
 
 Role = Literal["system", "user", "assistant"]
 """Who speaks a message."""
@@ -39,5 +45,36 @@ class PluginSource:
     plugin: str
 
 
-MessageSource = UserSource | PluginSource
-"""Who queued a user-side message."""
+class ExtensionSource(Extension):
+    """Base of every plugin-defined message source kind (record tag ``kind``)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpaqueSource(ExtensionSource):
+    """A source of a kind no loaded plugin registered: its record, kept exactly as read."""
+
+    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
+    record: JsonObject
+    """The whole record, ``kind`` tag included; ``to_json`` gives it back unchanged."""
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The record as read."""
+        return dict(self.record)
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Self:
+        """Keep ``data``, tagged by its ``kind``."""
+        return cls(kind=str(data.get("kind")), record=data)
+
+
+MessageSource = UserSource | PluginSource | ExtensionSource
+"""Who queued a user-side message: a core kind, or a plugin kind."""
+
+MESSAGE_SOURCES: Final = Vocabulary[ExtensionSource](
+    "message source",
+    ("user", "plugin"),
+    lambda kind, record: OpaqueSource(kind=kind, record=record),
+)
+"""Plugin message source kinds: ``ctx.effect(lambda: MESSAGE_SOURCES.register(cls))``."""
