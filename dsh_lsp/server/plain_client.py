@@ -22,9 +22,13 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
-from dsh_lsp.llm import ContentBlock, JsonValue
-from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
-from dsh_lsp.session.events import ASSISTANT_MESSAGE, TOOL_CALL
+from dsh_lsp.llm import ContentBlock, JsonValue, TextBlock
+from dsh_lsp.session import (
+    SESSION_EVENT,
+    AssistantMessagePayload,
+    SessionEventNotice,
+    ToolCallPayload,
+)
 from dsh_lsp.tools import TOOLS, ToolRegistry
 
 from .bridge import SessionBridge
@@ -131,14 +135,16 @@ class PlainClient:
             return
         event = notice.event
         try:
-            if event.type == TOOL_CALL and turn.progress is not None:
-                name = str(event.data.get("name"))
-                view = self._tools.present_call(name, _arguments(event.data.get("arguments")))
-                turn.progress.report(progress_message(view, turn.cwd))
-            elif event.type == ASSISTANT_MESSAGE:
-                text = _text(event.data.get("content"))
-                if text:
-                    turn.answer = text
+            match event.payload:
+                case ToolCallPayload(name=name, arguments=arguments) if turn.progress is not None:
+                    view = self._tools.present_call(name, _arguments(arguments))
+                    turn.progress.report(progress_message(view, turn.cwd))
+                case AssistantMessagePayload(content=content):
+                    text = _text(content)
+                    if text:
+                        turn.answer = text
+                case _:
+                    pass  # nothing else, plugin payloads included, shows in a plain editor
         except Exception:
             _log.exception("progress for event %s of %s failed", event.seq, turn.session_id)
 
@@ -178,9 +184,7 @@ def summary(answer: str) -> str:
     return f"dsh: {first}" + (" (full answer in the dsh-lsp log)" if cut else "")
 
 
-def _arguments(raw: JsonValue) -> JsonValue:
-    if not isinstance(raw, str):
-        return raw
+def _arguments(raw: str) -> JsonValue:
     try:
         parsed: JsonValue = json.loads(raw)
     except ValueError:
@@ -188,15 +192,8 @@ def _arguments(raw: JsonValue) -> JsonValue:
     return parsed
 
 
-def _text(content: JsonValue) -> str:
-    if not isinstance(content, list):
-        return ""
-    parts = [
-        str(block.get("text", ""))
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "text"
-    ]
-    return "".join(parts).strip()
+def _text(content: tuple[ContentBlock, ...]) -> str:
+    return "".join(block.text for block in content if isinstance(block, TextBlock)).strip()
 
 
 PLAIN_CLIENT: ServiceKey[PlainClient] = ServiceKey("lsp-plain-client")
