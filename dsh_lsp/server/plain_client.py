@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
-from dsh_lsp.llm import ContentBlock, JsonValue, TextBlock
+from dsh_lsp.llm import ContentBlock, JsonValue, SessionId, TextBlock
 from dsh_lsp.session import (
     SESSION_EVENT,
     AssistantMessagePayload,
@@ -56,7 +56,7 @@ _ENDINGS: Final[dict[str, tuple[int, str]]] = {
 
 @dataclass(slots=True, kw_only=True)
 class _Turn:
-    session_id: str
+    session_id: SessionId
     cwd: str | None
     progress: TurnProgress | None = None
     answer: str = ""
@@ -81,18 +81,18 @@ class PlainClient:
         self._channel = channel
         self._progress = progress
         self._default_cwd = default_cwd
-        self._turns: dict[str, _Turn] = {}
-        self._tokens: dict[str, str] = {}
+        self._turns: dict[SessionId, _Turn] = {}
+        self._tokens: dict[str, SessionId] = {}
         self._counter = itertools.count(1)
-        self.active: str | None = None
+        self.active: SessionId | None = None
         """The session prompts go to."""
 
-    async def new_session(self) -> str:
+    async def new_session(self) -> SessionId:
         """Start a session in the first workspace folder and make it active."""
-        self.active = str(await self._bridge.new_session(None))
+        self.active = await self._bridge.new_session(None)
         return self.active
 
-    async def resume_last(self) -> str | None:
+    async def resume_last(self) -> SessionId | None:
         """Resume the most recently updated session and make it active (None: there is
         none). Raises what ``SessionBridge.resume`` raises."""
         sessions = await self._bridge.list_sessions()
@@ -100,10 +100,10 @@ class PlainClient:
             return None
         first = sessions[0]
         assert isinstance(first, dict)
-        self.active = str(await self._bridge.resume(str(first["sessionId"])))
+        self.active = await self._bridge.resume(SessionId(str(first["sessionId"])))
         return self.active
 
-    async def prompt(self, content: tuple[ContentBlock, ...], excerpt: str) -> str:
+    async def prompt(self, content: tuple[ContentBlock, ...], excerpt: str) -> SessionId:
         """Start a turn of the active session (a new one if none) in the background and
         return its id. Raises TurnRunningError while that session still answers."""
         session_id = self.active or await self.new_session()
@@ -113,7 +113,7 @@ class PlainClient:
         self._ctx.start_soon(self._run, turn, content, excerpt, name=f"dsh.prompt {session_id}")
         return session_id
 
-    def cancel(self, session_id: str | None = None) -> bool:
+    def cancel(self, session_id: SessionId | None = None) -> bool:
         """Cancel the turn of ``session_id`` (default: the active session); True when one
         was running."""
         target = session_id or self.active
