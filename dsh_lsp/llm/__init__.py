@@ -90,6 +90,7 @@ from .service import LlmService as LlmService
 from .sse import SseDecoder as SseDecoder
 from .usage import TokenUsage as TokenUsage
 from .vocabulary import Extension as Extension
+from .vocabulary import Opaque as Opaque
 from .vocabulary import Vocabulary as Vocabulary
 
 __all__ = (
@@ -127,6 +128,7 @@ __all__ = (
     "LlmService",
     "Message",
     "MessageSource",
+    "Opaque",
     "OpaqueBlock",
     "OpaqueFinish",
     "OpaqueSource",

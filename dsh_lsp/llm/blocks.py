@@ -18,11 +18,10 @@ There is no image block: the core set holds only kinds every shipping path honou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Self
+from typing import ClassVar, Literal
 
 from .ids import CallId
-from .json_value import JsonObject, JsonValue
-from .vocabulary import Extension
+from .vocabulary import Extension, Opaque
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,22 +77,10 @@ class ExtensionBlock(Extension):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OpaqueBlock(ExtensionBlock):
-    """A block of a kind no loaded plugin registered: its record, kept exactly as read."""
+class OpaqueBlock(Opaque, ExtensionBlock):
+    """A block of a kind no loaded plugin registered: its record (tag ``type``), as read."""
 
-    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
-    record: JsonObject
-    """The whole record, ``type`` tag included; ``to_json`` gives it back unchanged."""
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The record as read."""
-        return dict(self.record)
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """Keep ``data``, tagged by its ``type``."""
-        return cls(kind=str(data.get("type")), record=data)
+    __slots__ = ()
 
 
 ContentBlock = TextBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock | ExtensionBlock

@@ -12,10 +12,9 @@ continue on it). A failed call either raises ``LlmError`` from the stream or end
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Final, Literal, Self
+from typing import ClassVar, Final, Literal
 
-from .json_value import JsonObject, JsonValue
-from .vocabulary import Extension, Vocabulary
+from .vocabulary import Extension, Opaque, Vocabulary
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,22 +61,10 @@ class ExtensionFinish(Extension):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OpaqueFinish(ExtensionFinish):
-    """A finish reason of a kind no loaded plugin registered: its record, kept as read."""
+class OpaqueFinish(Opaque, ExtensionFinish):
+    """A finish reason of a kind no loaded plugin registered: its record (tag ``type``)."""
 
-    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
-    record: JsonObject
-    """The whole record, ``type`` tag included; ``to_json`` gives it back unchanged."""
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The record as read."""
-        return dict(self.record)
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """Keep ``data``, tagged by its ``type``."""
-        return cls(kind=str(data.get("type")), record=data)
+    __slots__ = ()
 
 
 FinishReason = (

@@ -12,11 +12,10 @@ documented default (a plugin source is rendered by its ``kind`` alone).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Final, Literal, Self
+from typing import ClassVar, Final, Literal
 
 from .blocks import ContentBlock
-from .json_value import JsonObject, JsonValue
-from .vocabulary import Extension, Vocabulary
+from .vocabulary import Extension, Opaque, Vocabulary
 
 Role = Literal["system", "user", "assistant"]
 """Who speaks a message."""
@@ -51,22 +50,11 @@ class ExtensionSource(Extension):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OpaqueSource(ExtensionSource):
-    """A source of a kind no loaded plugin registered: its record, kept exactly as read."""
+class OpaqueSource(Opaque, ExtensionSource):
+    """A source of a kind no loaded plugin registered: its record (tag ``kind``), as read."""
 
-    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
-    record: JsonObject
-    """The whole record, ``kind`` tag included; ``to_json`` gives it back unchanged."""
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The record as read."""
-        return dict(self.record)
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """Keep ``data``, tagged by its ``kind``."""
-        return cls(kind=str(data.get("kind")), record=data)
+    __slots__ = ()
+    tag: ClassVar[str] = "kind"
 
 
 MessageSource = UserSource | PluginSource | ExtensionSource

@@ -24,6 +24,7 @@ from __future__ import annotations
 import abc
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import ClassVar, Generic, Self, TypeVar
 
 from .errors import LlmCode, LlmError
@@ -52,6 +53,30 @@ class Extension(abc.ABC):
 
         Raises ``LlmError`` (code ``MALFORMED_RECORD``) or ``ValueError`` for a bad shape.
         """
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Opaque(Extension):
+    """A value of a kind no loaded plugin registered: its record, kept exactly as read.
+
+    Each vocabulary's opaque class derives from this and from its extension base (so the
+    documented default arm of a ``match`` catches it) and names its record tag.
+    """
+
+    tag: ClassVar[str] = "type"
+    """The record field that names the kind."""
+    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
+    record: JsonObject
+    """The whole record, tag included; ``to_json`` gives it back unchanged."""
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The record as read."""
+        return dict(self.record)
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Self:
+        """Keep ``data``, named by its tag."""
+        return cls(kind=str(data.get(cls.tag)), record=data)
 
 
 E = TypeVar("E", bound=Extension)

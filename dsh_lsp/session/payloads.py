@@ -33,6 +33,7 @@ from dsh_lsp.llm import (
     JsonObject,
     JsonValue,
     MessageSource,
+    Opaque,
     StreamChunk,
     TokenUsage,
     Vocabulary,
@@ -290,24 +291,19 @@ class ExtensionPayload(Extension):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawPayload(ExtensionPayload):
-    """The data of an event type no loaded plugin registered, kept exactly as logged.
+class RawPayload(Opaque, ExtensionPayload):
+    """The data of an event type no loaded plugin registered (``record``), kept as logged.
 
     Also the way to log a plugin type without a class: ``Session.write(RawPayload(...))``
-    logs the JSON as given (and decodes it by type like ``Session.append``).
+    logs the JSON as given (and decodes it by type like ``Session.append``). The event's
+    ``type`` is its kind; nothing inside ``record`` names it.
     """
 
-    kind: str  # type: ignore[misc]  # per instance: the event type
-    data: JsonObject
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The data as logged."""
-        return dict(self.data)
+    __slots__ = ()
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Self:
-        """Not decodable without its type: build ``RawPayload(kind=..., data=...)``."""
+        """Not decodable without its type: build ``RawPayload(kind=..., record=...)``."""
         raise ValueError("a RawPayload needs its event type; construct it directly")
 
 
@@ -331,7 +327,7 @@ EventPayload = (
 EVENT_PAYLOADS: Final = Vocabulary[ExtensionPayload](
     "event payload",
     ev.CORE_EVENT_TYPES,
-    lambda kind, record: RawPayload(kind=kind, data=record),
+    lambda kind, record: RawPayload(kind=kind, record=record),
 )
 """Plugin event payload classes: ``ctx.effect(lambda: EVENT_PAYLOADS.register(cls))``."""
 

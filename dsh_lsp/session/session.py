@@ -200,24 +200,7 @@ class Session:
         (``SESSION_INVALID_EVENT``) with the log unchanged, also for data that does not
         decode. An exception from the listener propagates, with the event already logged.
         """
-        try:
-            copied = clone_json(data)
-        except NotJsonError as exc:
-            raise SessionError(
-                f"{type} data is not lossless JSON: {exc}", code=INVALID_EVENT
-            ) from exc
-        event = SessionEvent(
-            type=type,
-            seq=len(self._events),
-            time=self._clock(),
-            data=copied,  # type: ignore[arg-type]  # _admit rejects non-objects
-            source_event_seqs=None if source_event_seqs is None else tuple(source_event_seqs),
-            surface_op=surface_op,
-        )
-        self._admit(event, INVALID_EVENT)
-        if self._notify is not None:
-            self._notify(self, event)
-        return event
+        return self._log(type, data, None, source_event_seqs, surface_op)
 
     def write(
         self,
@@ -235,13 +218,23 @@ class Session:
         if type(payload) is RawPayload:  # not isinstance: an ABC check on the hot path
             return self.append(
                 payload.kind,
-                payload.data,
+                payload.record,
                 source_event_seqs=source_event_seqs,
                 surface_op=surface_op,
             )
-        kind = payload.kind
+        return self._log(payload.kind, payload.to_json(), payload, source_event_seqs, surface_op)
+
+    def _log(
+        self,
+        kind: str,
+        data: JsonObject,
+        payload: EventPayload | None,
+        source_event_seqs: Sequence[int] | None,
+        surface_op: SurfaceOp | None,
+    ) -> SessionEvent:
+        """Copy ``data`` in, admit the event (decoding it unless ``payload`` is given), notify."""
         try:
-            data = clone_json(payload.to_json())
+            copied = clone_json(data)
         except NotJsonError as exc:
             raise SessionError(
                 f"{kind} data is not lossless JSON: {exc}", code=INVALID_EVENT
@@ -250,7 +243,7 @@ class Session:
             type=kind,
             seq=len(self._events),
             time=self._clock(),
-            data=data,  # type: ignore[arg-type]  # to_json returns an object
+            data=copied,  # type: ignore[arg-type]  # _admit rejects non-objects
             source_event_seqs=None if source_event_seqs is None else tuple(source_event_seqs),
             surface_op=surface_op,
             _payload=payload,

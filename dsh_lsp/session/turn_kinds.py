@@ -15,13 +15,14 @@ error (editors are told ``end_turn``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Final, Literal, Self, assert_never, get_args
+from typing import ClassVar, Final, Literal, assert_never, get_args
 
 from dsh_lsp.llm import (
     Extension,
     JsonObject,
     JsonValue,
     MessageSource,
+    Opaque,
     Vocabulary,
     as_object,
     malformed,
@@ -56,21 +57,11 @@ class ExtensionTrigger(Extension):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OpaqueTrigger(ExtensionTrigger):
-    """A trigger of a kind no loaded plugin registered: its record, kept exactly as read."""
+class OpaqueTrigger(Opaque, ExtensionTrigger):
+    """A trigger of a kind no loaded plugin registered: its record (tag ``kind``), as read."""
 
-    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
-    record: JsonObject
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The record as read."""
-        return dict(self.record)
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """Keep ``data``, tagged by its ``kind``."""
-        return cls(kind=str(data.get("kind")), record=data)
+    __slots__ = ()
+    tag: ClassVar[str] = "kind"
 
 
 TurnTrigger = MessageTrigger | InjectionTrigger | ExtensionTrigger
@@ -178,21 +169,11 @@ class ExtensionTurnEnd(Extension):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OpaqueTurnEnd(ExtensionTurnEnd):
-    """A turn-end reason of a kind no loaded plugin registered: its record, kept as read."""
+class OpaqueTurnEnd(Opaque, ExtensionTurnEnd):
+    """A turn-end reason of a kind no loaded plugin registered: its record (tag ``kind``)."""
 
-    kind: str  # type: ignore[misc]  # per instance: the unregistered kind
-    record: JsonObject
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The record as read."""
-        return dict(self.record)
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """Keep ``data``, tagged by its ``kind``."""
-        return cls(kind=str(data.get("kind")), record=data)
+    __slots__ = ()
+    tag: ClassVar[str] = "kind"
 
 
 TurnEndReason = (

@@ -94,7 +94,7 @@ PAYLOADS: tuple[tuple[EventPayload, SurfaceOp | None], ...] = (
     (ContextMessagePayload(content=HELLO, source=PluginSource(plugin="hooks")), "append"),
     (TurnEndPayload(turn=1, reason=TurnFailed(step=1, message="boom", code="SERVER")), None),
     (TurnStartPayload(turn=2, trigger=InjectionTrigger()), None),
-    (RawPayload(kind="x/note", data={"b": 1, "a": {"deep": [True]}}), None),
+    (RawPayload(kind="x/note", record={"b": 1, "a": {"deep": [True]}}), None),
     (TurnEndPayload(turn=2, reason=TurnAborted(reason="user")), None),
 )
 
@@ -132,7 +132,7 @@ def test_json_appends_and_typed_writes_log_the_same_events() -> None:
 def test_an_unknown_plugin_type_stays_opaque_and_keeps_its_bytes() -> None:
     text = '{"type":"x/note","seq":0,"time":1,"data":{"z":1,"a":{"é":[1.5,null]}}}'
     event = event_from_json(loads_strict(text))
-    assert event.payload == RawPayload(kind="x/note", data={"z": 1, "a": {"é": [1.5, None]}})
+    assert event.payload == RawPayload(kind="x/note", record={"z": 1, "a": {"é": [1.5, None]}})
     assert encode_event(event) == text
 
 
@@ -166,7 +166,7 @@ def test_a_registered_plugin_payload_decodes_to_its_class_until_unregistered() -
     finally:
         unregister()
     assert decode_payload("x/note", {"text": "hi"}) == RawPayload(
-        kind="x/note", data={"text": "hi"}
+        kind="x/note", record={"text": "hi"}
     )
 
 
