@@ -3,11 +3,14 @@ stay opaque byte for byte, and a registered plugin payload decodes to its class.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar, Self
 
 import pytest
 
+import dsh_lsp
 from dsh_lsp.llm import (
     BlockEnd,
     CallId,
@@ -185,3 +188,25 @@ def test_core_event_types_cannot_be_claimed_by_a_plugin() -> None:
     with pytest.raises(LlmError, match="core vocabulary") as caught:
         EVENT_PAYLOADS.register(FakeTurnStart)
     assert caught.value.code == LlmCode.DUPLICATE_KIND
+
+
+def test_no_reader_outside_the_log_boundary_reads_an_events_json() -> None:
+    """Readers match on ``event.payload``; only the session's admission, copy and encoding
+    code touches ``event.data`` (the decoders get the JSON as an argument)."""
+    root = Path(dsh_lsp.__file__).parent
+    boundary = {
+        "session/event.py",
+        "session/batch.py",
+        "session/admission.py",
+        "session/session.py",
+        "session/payloads.py",
+    }
+    pattern = re.compile(r"\b(?:event|notice\.event|e)\.data\b|\.data\.get\(")
+    offenders = [
+        f"{path.relative_to(root)}:{number}"
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).as_posix() not in boundary
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if pattern.search(line) and not line.lstrip().startswith(("#", '"', "``"))
+    ]
+    assert offenders == []
