@@ -125,6 +125,13 @@ def chunk_to_json(chunk: StreamChunk) -> dict[str, JsonValue]:
 
 def chunk_from_json(value: object) -> StreamChunk:
     """Decode a chunk record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
+    if type(value) is dict:  # fast path for the deltas that make up most of a stored log
+        kind, index, text = value.get("type"), value.get("index"), value.get("text")
+        if type(index) is int and type(text) is str:
+            if kind == "text-delta":
+                return TextDelta(index=index, text=text)
+            if kind == "reasoning-delta":
+                return ReasoningDelta(index=index, text=text)
     obj = as_object(value, "chunk")
     kind = tag(obj, "chunk")
     what = f"{kind} chunk"

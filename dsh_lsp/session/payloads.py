@@ -420,7 +420,10 @@ def _prompt_blocked(obj: JsonObject) -> PromptBlockedPayload:
 
 
 def _assistant_chunk(obj: JsonObject) -> AssistantChunkPayload:
-    what = ev.ASSISTANT_CHUNK
+    turn, step = obj.get("turn"), obj.get("step")
+    if type(turn) is int and type(step) is int and turn > 0 and step > 0:  # a log is mostly this
+        return AssistantChunkPayload(turn=turn, step=step, chunk=chunk_from_json(obj.get("chunk")))
+    what = ev.ASSISTANT_CHUNK  # the careful path names the bad field
     return AssistantChunkPayload(
         turn=_count(obj, "turn", what),
         step=_count(obj, "step", what),
