@@ -7,26 +7,27 @@ event breaks (empty when it fits) and advances the state either way:
 * every event lies inside a turn; turns do not nest and are numbered 1, 2, 3… in log order;
 * steps lie inside their turn, do not nest and are numbered 1, 2, 3… within it;
 * ``assistant/chunk``, ``assistant/message`` and ``tool/call`` lie inside the open step and
-  name it; ``steering/message`` names the open turn;
+  name it; ``steering/message`` and ``tool/result`` name the open turn; a plugin payload
+  names the open turn if its class has an integer ``turn``;
 * a ``tool/result`` answers an earlier, unanswered ``tool/call`` of the same turn;
 * a turn ends with no step open and every tool call answered.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from dsh_lsp.llm import JsonObject
-
-if TYPE_CHECKING:
-    from dsh_lsp.session import SessionEvent
-
-_STEP_SCOPED = frozenset({"assistant/chunk", "assistant/message", "tool/call"})
-
-
-def _int(data: JsonObject, key: str) -> int | None:
-    value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+from dsh_lsp.session import (
+    AssistantChunkPayload,
+    AssistantMessagePayload,
+    EventPayload,
+    SessionEvent,
+    SteeringMessagePayload,
+    StepEndPayload,
+    StepStartPayload,
+    ToolCallPayload,
+    ToolResultPayload,
+    TurnEndPayload,
+    TurnStartPayload,
+)
 
 
 class LogRules:
@@ -44,26 +45,37 @@ class LogRules:
         self._answered: set[str] = set()
 
     def check(self, event: SessionEvent) -> list[str]:
-        """The rules ``event`` breaks, as readable sentences naming its seq and type."""
+        """The rules ``event`` (an admitted one: its payload decodes) breaks, as readable
+        sentences naming its seq and type."""
         broken: list[str] = []
         where = f"seq {event.seq} ({event.type})"
         if event.seq != self._next_seq:
             broken.append(f"{where}: expected seq {self._next_seq}")
         self._next_seq = event.seq + 1
-        data = event.data
-        match event.type:
-            case "turn/start":
-                broken.extend(self._turn_start(where, _int(data, "turn")))
-            case "turn/end":
-                broken.extend(self._turn_end(where, _int(data, "turn")))
-            case "step/start":
-                broken.extend(self._step_start(where, _int(data, "turn"), _int(data, "step")))
-            case "step/end":
-                broken.extend(self._step_end(where, _int(data, "turn"), _int(data, "step")))
-            case "tool/result":
-                broken.extend(self._tool_result(where, data))
+        payload = event.payload
+        match payload:
+            case TurnStartPayload(turn=turn):
+                broken.extend(self._turn_start(where, turn))
+            case TurnEndPayload(turn=turn):
+                broken.extend(self._turn_end(where, turn))
+            case StepStartPayload(turn=turn, step=step):
+                broken.extend(self._step_start(where, turn, step))
+            case StepEndPayload(turn=turn, step=step):
+                broken.extend(self._step_end(where, turn, step))
+            case ToolResultPayload(turn=turn, call_id=call_id):
+                broken.extend(self._enclosed(where, turn, None))
+                broken.extend(self._result(where, call_id))
+            case ToolCallPayload(turn=turn, step=step, call_id=call_id):
+                broken.extend(self._enclosed(where, turn, step))
+                broken.extend(self._call(where, call_id))
+            case AssistantChunkPayload(turn=turn, step=step):
+                broken.extend(self._enclosed(where, turn, step))
+            case AssistantMessagePayload(turn=turn, step=step):
+                broken.extend(self._enclosed(where, turn, step))
+            case SteeringMessagePayload(turn=turn):
+                broken.extend(self._enclosed(where, turn, None))
             case _:
-                broken.extend(self._enclosed(where, event.type, data))
+                broken.extend(self._enclosed(where, _plugin_turn(payload), None))
         return broken
 
     def _turn_start(self, where: str, turn: int | None) -> list[str]:
@@ -112,32 +124,37 @@ class LogRules:
         self._step = None
         return broken
 
-    def _tool_result(self, where: str, data: JsonObject) -> list[str]:
-        broken = self._enclosed(where, "tool/result", data)
-        call_id = data.get("callId")
-        if not isinstance(call_id, str) or call_id not in self._calls:
-            broken.append(f"{where}: no earlier tool/call {call_id!r} in this turn")
-        elif call_id in self._answered:
-            broken.append(f"{where}: tool call {call_id!r} already has a result")
-        else:
-            self._answered.add(call_id)
-        return broken
+    def _result(self, where: str, call_id: str) -> list[str]:
+        if call_id not in self._calls:
+            return [f"{where}: no earlier tool/call {call_id!r} in this turn"]
+        if call_id in self._answered:
+            return [f"{where}: tool call {call_id!r} already has a result"]
+        self._answered.add(call_id)
+        return []
 
-    def _enclosed(self, where: str, kind: str, data: JsonObject) -> list[str]:
+    def _call(self, where: str, call_id: str) -> list[str]:
+        if call_id in self._calls:
+            return [f"{where}: tool call id {call_id!r} is missing or repeated"]
+        self._calls.add(call_id)
+        return []
+
+    def _enclosed(self, where: str, turn: int | None, step: int | None) -> list[str]:
+        """Inside the open turn (and, when ``step`` is given, the open step), naming them."""
         broken = []
         if self._turn is None:
             broken.append(f"{where}: outside any turn")
-        elif "turn" in data and _int(data, "turn") != self._turn:
-            broken.append(f"{where}: names turn {data.get('turn')} inside turn {self._turn}")
-        if kind in _STEP_SCOPED:
+        elif turn is not None and turn != self._turn:
+            broken.append(f"{where}: names turn {turn} inside turn {self._turn}")
+        if step is not None:
             if self._step is None:
                 broken.append(f"{where}: outside any step")
-            elif _int(data, "step") != self._step:
-                broken.append(f"{where}: names step {data.get('step')} inside step {self._step}")
-        if kind == "tool/call":
-            call_id = data.get("callId")
-            if not isinstance(call_id, str) or call_id in self._calls:
-                broken.append(f"{where}: tool call id {call_id!r} is missing or repeated")
-            else:
-                self._calls.add(call_id)
+            elif step != self._step:
+                broken.append(f"{where}: names step {step} inside step {self._step}")
         return broken
+
+
+def _plugin_turn(payload: EventPayload) -> int | None:
+    """The turn a payload without a core class names: a plugin class's integer ``turn``
+    attribute, if it has one (the documented default: plugin types need only lie in a turn)."""
+    turn = getattr(payload, "turn", None)
+    return turn if type(turn) is int else None

@@ -18,16 +18,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVarTuple
 
 from dsh_lsp.agent import InboxMessage
-from dsh_lsp.llm import JsonObject, PluginSource, TextBlock, ToolCallBlock
+from dsh_lsp.llm import PluginSource, TextBlock, ToolCallBlock
 from dsh_lsp.session import (
-    STEP_END,
-    TOOL_CALL,
-    TOOL_RESULT,
-    TURN_END,
-    step_end_data,
-    tool_call_data,
-    tool_result_data,
-    turn_end_data,
+    StepEndPayload,
+    ToolCallPayload,
+    ToolResultPayload,
+    TurnEndPayload,
+    TurnEndReason,
+    result_error,
 )
 from dsh_lsp.tools import ToolErrorInfo, ToolResult
 
@@ -58,8 +56,14 @@ def log_call(agent: LoopAgent, state: TurnState, call: ToolCallBlock) -> None:
     session = agent.session
     size = len(session.events)
     try:
-        session.append(
-            TOOL_CALL, tool_call_data(state.turn, state.step, call.id, call.name, call.arguments)
+        session.write(
+            ToolCallPayload(
+                turn=state.turn,
+                step=state.step,
+                call_id=call.id,
+                name=call.name,
+                arguments=call.arguments,
+            )
         )
     finally:
         if len(session.events) > size:
@@ -73,15 +77,14 @@ def log_result(agent: LoopAgent, state: TurnState, call: ToolCallBlock, result: 
     size = len(session.events)
     seq = state.call_seqs.get(call.id)
     try:
-        session.append(
-            TOOL_RESULT,
-            tool_result_data(
-                state.turn,
-                state.step,
-                call.id,
-                result.content,
+        session.write(
+            ToolResultPayload(
+                turn=state.turn,
+                step=state.step,
+                call_id=call.id,
+                content=tuple(result.content),
                 is_error=result.is_error,
-                error=result.error,
+                error=result_error(result.error),
                 meta=result.meta,
             ),
             source_event_seqs=None if seq is None else (seq,),
@@ -143,7 +146,7 @@ def log_waiting_context(agent: LoopAgent, state: TurnState) -> None:
         _contained("context/message", log_context, agent, message)
 
 
-def close_turn(agent: LoopAgent, state: TurnState, reason: JsonObject, *, failed: bool) -> None:
+def close_turn(agent: LoopAgent, state: TurnState, reason: TurnEndReason, *, failed: bool) -> None:
     """Log everything the turn still owes, then ``turn/end{turn, reason}``. Never raises."""
     session = agent.session
     if session.open_turn() != state.turn:
@@ -153,5 +156,5 @@ def close_turn(agent: LoopAgent, state: TurnState, reason: JsonObject, *, failed
     open_step = session.open_step()
     if open_step is not None:
         turn, step = open_step
-        _contained("step/end", session.append, STEP_END, step_end_data(turn, step))
-    _contained("turn/end", session.append, TURN_END, turn_end_data(state.turn, reason))
+        _contained("step/end", session.write, StepEndPayload(turn=turn, step=step))
+    _contained("turn/end", session.write, TurnEndPayload(turn=state.turn, reason=reason))

@@ -16,14 +16,11 @@ from typing import TYPE_CHECKING
 from dsh_lsp.agent import InboxMessage, error_code
 from dsh_lsp.kernel import KernelClosedError
 from dsh_lsp.session import (
-    CONTEXT_MESSAGE,
-    TURN_END,
-    TURN_START,
-    context_message_data,
+    ContextMessagePayload,
+    InjectionTrigger,
+    TurnEndPayload,
+    TurnStartPayload,
     end_reason,
-    injection_trigger,
-    turn_end_data,
-    turn_start_data,
 )
 
 from .flush import flush_session
@@ -34,9 +31,8 @@ if TYPE_CHECKING:
 
 def log_context(agent: LoopAgent, message: InboxMessage) -> None:
     """Append one ``context/message`` now. Raises what ``Session.append`` raises."""
-    agent.session.append(
-        CONTEXT_MESSAGE,
-        context_message_data(message.content, message.source),
+    agent.session.write(
+        ContextMessagePayload(content=tuple(message.content), source=message.source),
         surface_op="append",
     )
 
@@ -55,7 +51,7 @@ def inject_now(agent: LoopAgent, message: InboxMessage) -> None:
     failure: Exception | None = None
     size = len(session.events)
     try:
-        session.append(TURN_START, turn_start_data(turn, injection_trigger()))
+        session.write(TurnStartPayload(turn=turn, trigger=InjectionTrigger()))
         log_context(agent, message)
     except Exception as exc:
         failure = exc
@@ -66,7 +62,7 @@ def inject_now(agent: LoopAgent, message: InboxMessage) -> None:
                 reason = end_reason("completed")
             else:
                 reason = end_reason("error", step=0, message=str(failure), code=error_code(failure))
-            session.append(TURN_END, turn_end_data(turn, reason))
+            session.write(TurnEndPayload(turn=turn, reason=reason))
     with contextlib.suppress(KernelClosedError):  # the loop is unloading: nothing to flush to
         agent.services.ctx.start_soon(flush_session, agent, turn, name="injection flush")
     if failure is not None:

@@ -27,6 +27,7 @@ from dsh_lsp.agent import (
 )
 from dsh_lsp.llm import (
     BlockAssembler,
+    ExtensionFinish,
     FinishAborted,
     FinishError,
     FinishMaxTokens,
@@ -36,12 +37,7 @@ from dsh_lsp.llm import (
     Message,
     ToolCallBlock,
 )
-from dsh_lsp.session import (
-    ASSISTANT_CHUNK,
-    ASSISTANT_MESSAGE,
-    assistant_chunk_data,
-    assistant_message_data,
-)
+from dsh_lsp.session import AssistantChunkPayload, AssistantMessagePayload
 from dsh_lsp.tools import PromptAssembly
 
 from .turn_state import TurnInterrupted, TurnState
@@ -93,7 +89,7 @@ async def call_model(
             if agent.cancel_requested:
                 raise TurnInterrupted
             seqs.append(len(session.events))
-            session.append(ASSISTANT_CHUNK, assistant_chunk_data(state.turn, state.step, chunk))
+            session.write(AssistantChunkPayload(turn=state.turn, step=state.step, chunk=chunk))
             assembler.feed(chunk)
     finally:
         if isinstance(chunks, AsyncGenerator):
@@ -114,6 +110,8 @@ async def call_model(
             content = tuple(block for block in content if not isinstance(block, ToolCallBlock))
         case FinishStop() | FinishToolCalls():
             pass
+        case ExtensionFinish():
+            pass  # default for plugin finish reasons: the step ends as on ``stop``
         case _:
             assert_never(finish)
     message = Message(role="assistant", content=content)
@@ -137,9 +135,10 @@ async def call_model(
         return ()
     size = len(session.events)
     try:
-        session.append(
-            ASSISTANT_MESSAGE,
-            assistant_message_data(state.turn, state.step, message.content, assembled.usage),
+        session.write(
+            AssistantMessagePayload(
+                turn=state.turn, step=state.step, content=message.content, usage=assembled.usage
+            ),
             source_event_seqs=tuple(seqs) or None,
             surface_op="append",
         )

@@ -14,14 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from dsh_lsp.agent import AGENT_PRE_STEP, PreStep
-from dsh_lsp.session import (
-    STEERING_MESSAGE,
-    STEP_END,
-    STEP_START,
-    steering_message_data,
-    step_end_data,
-    step_start_data,
-)
+from dsh_lsp.session import SteeringMessagePayload, StepEndPayload, StepStartPayload
 from dsh_lsp.tools import render_prompt
 
 from .closing import log_waiting_context
@@ -46,9 +39,10 @@ def log_steering(agent: LoopAgent, state: TurnState) -> bool:
     """
     messages = agent.inbox.drain_steering()
     for message in messages:
-        agent.session.append(
-            STEERING_MESSAGE,
-            steering_message_data(state.turn, message.content, message.source),
+        agent.session.write(
+            SteeringMessagePayload(
+                turn=state.turn, content=tuple(message.content), source=message.source
+            ),
             surface_op="append",
         )
     return bool(messages)
@@ -69,12 +63,12 @@ async def run_step(agent: LoopAgent, state: TurnState, cancel: anyio.Event) -> b
     pre_step = PreStep(agent=agent, turn=state.turn, step=step, system_prompt=system)
     await services.ctx.serial(AGENT_PRE_STEP, pre_step)
     check_cancel(agent)
-    agent.session.append(STEP_START, step_start_data(state.turn, step))
+    agent.session.write(StepStartPayload(turn=state.turn, step=step))
     check_cancel(agent)
     calls = await call_model(agent, state, assembly, system)
     if calls:
         await dispatch_calls(agent, state, calls, cancel)
     log_waiting_context(agent, state)
     steered = log_steering(agent, state)
-    agent.session.append(STEP_END, step_end_data(state.turn, step))
+    agent.session.write(StepEndPayload(turn=state.turn, step=step))
     return bool(calls) or steered

@@ -34,16 +34,14 @@ from dsh_lsp.agent import (
     TurnStop,
     error_code,
 )
-from dsh_lsp.llm import JsonObject, PluginSource
+from dsh_lsp.llm import PluginSource
 from dsh_lsp.session import (
-    PROMPT_BLOCKED,
-    TURN_START,
-    USER_MESSAGE,
+    MessageTrigger,
+    PromptBlockedPayload,
+    TurnEndReason,
+    TurnStartPayload,
+    UserMessagePayload,
     end_reason,
-    message_trigger,
-    prompt_blocked_data,
-    turn_start_data,
-    user_message_data,
 )
 
 from .closing import close_turn
@@ -78,14 +76,14 @@ async def run_turn(agent: LoopAgent) -> None:
     state = TurnState(turn=session.last_turn() + 1)
     scope = anyio.CancelScope()
     tool_cancel = anyio.Event()
-    reason: JsonObject | None = None
+    reason: TurnEndReason | None = None
     failed = False
     agent.enter_turn(scope, tool_cancel)
     try:
         with scope:
             try:
-                trigger = message_trigger(batch[0].source)
-                session.append(TURN_START, turn_start_data(state.turn, trigger))
+                trigger = MessageTrigger(source=batch[0].source)
+                session.write(TurnStartPayload(turn=state.turn, trigger=trigger))
                 reason = await _turn_body(agent, state, batch, tool_cancel)
             except TurnInterrupted:
                 pass
@@ -132,15 +130,18 @@ async def _submit(
             case PromptAllow(content=content, additional_context=context):
                 accepted += 1
                 text = message.content if content is None else content
-                session.append(
-                    USER_MESSAGE, user_message_data(text, message.source), surface_op="append"
+                session.write(
+                    UserMessagePayload(content=tuple(text), source=message.source),
+                    surface_op="append",
                 )
                 if context:
                     log_context(agent, InboxMessage(content=context, source=PROMPT_SOURCE))
             case PromptBlock(reason=why):
                 blocked = why
-                session.append(
-                    PROMPT_BLOCKED, prompt_blocked_data(message.content, message.source, why)
+                session.write(
+                    PromptBlockedPayload(
+                        content=tuple(message.content), source=message.source, reason=why
+                    )
                 )
             case _:
                 assert_never(decision)
@@ -149,7 +150,7 @@ async def _submit(
 
 async def _turn_body(
     agent: LoopAgent, state: TurnState, batch: tuple[InboxMessage, ...], cancel: anyio.Event
-) -> JsonObject:
+) -> TurnEndReason:
     rejected = await _submit(agent, state, batch)
     if rejected is not None:
         return end_reason("rejected", reason=rejected)
@@ -182,6 +183,6 @@ async def _turn_body(
                 assert_never(decision)
 
 
-def _stopped(state: TurnState, kind: Literal["completed", "max-steps"]) -> JsonObject:
+def _stopped(state: TurnState, kind: Literal["completed", "max-steps"]) -> TurnEndReason:
     """The reason of a turn that stopped on its own: max-tokens wins if any step hit it."""
     return end_reason("max-tokens" if state.max_tokens else kind)

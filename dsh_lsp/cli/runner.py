@@ -27,16 +27,25 @@ from dsh_lsp.agent import AGENTS, Agent, AgentHandle, AgentSpec
 from dsh_lsp.app import build_kernel_plugins
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
 from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
-from dsh_lsp.llm import (
-    JsonObject,
-    JsonValue,
-    ReasoningDelta,
-    SessionId,
-    TextDelta,
-    chunk_from_json,
-)
+from dsh_lsp.llm import JsonObject, JsonValue, ReasoningDelta, SessionId, TextBlock, TextDelta
 from dsh_lsp.server import DshSettings, SettingsError, parse_settings
-from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
+from dsh_lsp.session import (
+    SESSION_EVENT,
+    AssistantChunkPayload,
+    ExtensionTurnEnd,
+    SessionEventNotice,
+    ToolCallPayload,
+    ToolResultPayload,
+    TurnAborted,
+    TurnCompleted,
+    TurnDisposed,
+    TurnEndPayload,
+    TurnEndReason,
+    TurnFailed,
+    TurnMaxSteps,
+    TurnMaxTokens,
+    TurnRejected,
+)
 from dsh_lsp.tools import TOOLS, ToolRegistry, parse_arguments
 
 from .approvals import TerminalApprovalPlugin, TerminalPermissions
@@ -101,7 +110,7 @@ class TurnPrinter:
         self._color = color
         self._mode: str | None = None
         self.session: SessionId | None = None
-        self.reason: JsonObject | None = None
+        self.reason: TurnEndReason | None = None
 
     def _write(self, mode: str, text: str) -> None:
         if self._mode not in (None, mode):
@@ -115,40 +124,32 @@ class TurnPrinter:
         """Print the parts of the turn a person reads; ignore other sessions."""
         if notice.session.id != self.session:
             return
-        data = notice.event.data
-        match notice.event.type:
-            case "assistant/chunk":
-                chunk = chunk_from_json(data["chunk"])
-                if isinstance(chunk, ReasoningDelta):
-                    self._write("reasoning", chunk.text)
-                elif isinstance(chunk, TextDelta):
-                    self._write("text", chunk.text)
-            case "tool/call":
-                args = parse_arguments(str(data["arguments"]))
-                view = self._tools.present_call(str(data["name"]), args)
+        match notice.event.payload:
+            case AssistantChunkPayload(chunk=ReasoningDelta(text=text)):
+                self._write("reasoning", text)
+            case AssistantChunkPayload(chunk=TextDelta(text=text)):
+                self._write("text", text)
+            case ToolCallPayload(name=name, arguments=arguments):
+                view = self._tools.present_call(name, parse_arguments(arguments))
                 self._write("tool", f"→ {view.title}\n")
                 self._mode = None
-            case "tool/result":
-                self._write("tool", f"  {_outcome(data)}\n")
+            case ToolResultPayload() as result:
+                self._write("tool", f"  {_outcome(result)}\n")
                 self._mode = None
-            case "turn/end":
-                reason = data["reason"]
-                self.reason = reason if isinstance(reason, dict) else None
+            case TurnEndPayload(reason=reason):
+                self.reason = reason
                 if self._mode is not None:
                     self._out.write("\n")
                     self._out.flush()
                 self._mode = None
+            case _:
+                pass  # other chunks and events, plugin payloads included, print nothing
 
 
-def _outcome(data: JsonObject) -> str:
+def _outcome(result: ToolResultPayload) -> str:
     """``✓ (n lines)`` for a result, ``✗ <first line>`` for an error result."""
-    content = data.get("content")
-    text = ""
-    if isinstance(content, list):
-        text = "".join(
-            str(block["text"]) for block in content if isinstance(block, dict) and "text" in block
-        )
-    if data.get("isError"):
+    text = "".join(block.text for block in result.content if isinstance(block, TextBlock))
+    if result.is_error:
         return f"✗ {text.split(chr(10), 1)[0][:160]}"
     return f"✓ ({text.count(chr(10)) + 1 if text else 0} lines)"
 
@@ -208,18 +209,23 @@ async def run(request: RunRequest, out: TextIO, err: TextIO) -> int:
     return _status(printer.reason, err)
 
 
-def _status(reason: JsonObject | None, err: TextIO) -> int:
-    kind = None if reason is None else reason.get("kind")
-    match kind:
-        case "completed":
+def _status(reason: TurnEndReason | None, err: TextIO) -> int:
+    match reason:
+        case TurnCompleted():
             return 0
-        case "max-tokens" | "max-steps":
-            err.write(f"dsh-lsp: the turn stopped early ({kind})\n")
+        case TurnMaxTokens() | TurnMaxSteps():
+            err.write(f"dsh-lsp: the turn stopped early ({reason.kind})\n")
             return 0
-        case "aborted" | "disposed":
+        case TurnAborted() | TurnDisposed():
             err.write("dsh-lsp: interrupted\n")
             return 130
-        case _:
-            detail = "" if reason is None else reason.get("message") or reason.get("reason")
-            err.write(f"dsh-lsp: the turn failed ({kind}): {detail}\n")
+        case ExtensionTurnEnd():  # default for plugin kinds: the turn ended without an error
+            err.write(f"dsh-lsp: the turn ended ({reason.kind})\n")
+            return 0
+        case TurnFailed(message=detail) | TurnRejected(reason=detail):
+            err.write(f"dsh-lsp: the turn failed ({reason.kind}): {detail}\n")
+            return 1
+        case _:  # no turn/end, or one written by crash repair
+            kind = None if reason is None else reason.kind
+            err.write(f"dsh-lsp: the turn failed ({kind}): \n")
             return 1

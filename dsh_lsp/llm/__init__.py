@@ -2,8 +2,10 @@
 
 Values are frozen dataclasses; pydantic appears only at the wire (``deepseek``). The pieces:
 blocks and messages (``blocks``, ``message``), the chunk protocol (``chunks``) and its one
-fold (``assembler``), JSON records for persistence (``codec``, ``chunk_codec``), ``LlmError``
-codes, the pure SSE decoder and retry policy, the adapter seam and ``LlmService``.
+fold (``assembler``), JSON records for persistence (``codec``, ``chunk_codec``) and the typed
+field readers every record decoder uses (``json_fields``), the open-vocabulary registry
+(``vocabulary``) that blocks, finish reasons and message sources share, ``LlmError`` codes,
+the pure SSE decoder and retry policy, the adapter seam and ``LlmService``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from .adapter import LlmAdapter as LlmAdapter
 from .assembler import AssembledResponse as AssembledResponse
 from .assembler import BlockAssembler as BlockAssembler
 from .assembler import assemble as assemble
+from .block_registry import BLOCK_KINDS as BLOCK_KINDS
 from .block_registry import block_type as block_type
 from .block_registry import register_block_type as register_block_type
 from .blocks import CORE_BLOCK_KINDS as CORE_BLOCK_KINDS
 from .blocks import ContentBlock as ContentBlock
 from .blocks import ExtensionBlock as ExtensionBlock
+from .blocks import OpaqueBlock as OpaqueBlock
 from .blocks import ReasoningBlock as ReasoningBlock
 from .blocks import TextBlock as TextBlock
 from .blocks import ToolCallBlock as ToolCallBlock
@@ -43,20 +47,34 @@ from .codec import source_from_json as source_from_json
 from .codec import source_to_json as source_to_json
 from .errors import LlmCode as LlmCode
 from .errors import LlmError as LlmError
+from .finish import FINISH_REASONS as FINISH_REASONS
+from .finish import ExtensionFinish as ExtensionFinish
 from .finish import FinishAborted as FinishAborted
 from .finish import FinishError as FinishError
 from .finish import FinishMaxTokens as FinishMaxTokens
 from .finish import FinishReason as FinishReason
 from .finish import FinishStop as FinishStop
 from .finish import FinishToolCalls as FinishToolCalls
+from .finish import OpaqueFinish as OpaqueFinish
 from .ids import CallId as CallId
 from .ids import SessionId as SessionId
+from .json_fields import as_object as as_object
+from .json_fields import malformed as malformed
+from .json_fields import read_bool as read_bool
+from .json_fields import read_int as read_int
+from .json_fields import read_list as read_list
+from .json_fields import read_opt_int as read_opt_int
+from .json_fields import read_opt_str as read_opt_str
+from .json_fields import read_str as read_str
 from .json_value import JsonObject as JsonObject
 from .json_value import JsonValue as JsonValue
 from .json_value import dumps_compact as dumps_compact
 from .json_value import loads_strict as loads_strict
+from .message import MESSAGE_SOURCES as MESSAGE_SOURCES
+from .message import ExtensionSource as ExtensionSource
 from .message import Message as Message
 from .message import MessageSource as MessageSource
+from .message import OpaqueSource as OpaqueSource
 from .message import PluginSource as PluginSource
 from .message import Role as Role
 from .message import UserSource as UserSource
@@ -71,11 +89,17 @@ from .service import LlmPlugin as LlmPlugin
 from .service import LlmService as LlmService
 from .sse import SseDecoder as SseDecoder
 from .usage import TokenUsage as TokenUsage
+from .vocabulary import Extension as Extension
+from .vocabulary import Opaque as Opaque
+from .vocabulary import Vocabulary as Vocabulary
 
 __all__ = (
+    "BLOCK_KINDS",
     "CORE_BLOCK_KINDS",
+    "FINISH_REASONS",
     "LLM",
     "LLM_STREAM",
+    "MESSAGE_SOURCES",
     "RETRYABLE_CODES",
     "AssembledResponse",
     "BlockAssembler",
@@ -83,7 +107,10 @@ __all__ = (
     "BlockStart",
     "CallId",
     "ContentBlock",
+    "Extension",
     "ExtensionBlock",
+    "ExtensionFinish",
+    "ExtensionSource",
     "FinishAborted",
     "FinishChunk",
     "FinishError",
@@ -101,6 +128,10 @@ __all__ = (
     "LlmService",
     "Message",
     "MessageSource",
+    "Opaque",
+    "OpaqueBlock",
+    "OpaqueFinish",
+    "OpaqueSource",
     "PluginSource",
     "ReasoningBlock",
     "ReasoningDelta",
@@ -118,6 +149,8 @@ __all__ = (
     "ToolSchema",
     "UsageChunk",
     "UserSource",
+    "Vocabulary",
+    "as_object",
     "assemble",
     "block_from_json",
     "block_to_json",
@@ -128,9 +161,16 @@ __all__ = (
     "finish_from_json",
     "finish_to_json",
     "loads_strict",
+    "malformed",
     "message_from_json",
     "message_to_json",
     "parse_retry_after",
+    "read_bool",
+    "read_int",
+    "read_list",
+    "read_opt_int",
+    "read_opt_str",
+    "read_str",
     "register_block_type",
     "source_from_json",
     "source_to_json",

@@ -2,12 +2,14 @@
 
 The core kinds are ``text``, ``reasoning``, ``tool-call`` and ``tool-result``. Plugins add kinds
 without touching this module: they subclass ``ExtensionBlock`` and register the class with
-``register_block_type`` (see ``block_registry``). ``ContentBlock`` is therefore a union closed
-over four core classes plus the ``ExtensionBlock`` base, so ``match`` stays exhaustive::
+``register_block_type`` (see ``block_registry``; the mechanism is ``vocabulary``). A record of a
+kind nobody registered decodes to an ``OpaqueBlock`` that keeps its JSON. ``ContentBlock`` is
+therefore a union closed over four core classes plus the ``ExtensionBlock`` base, so ``match``
+stays exhaustive and ends in the documented default for plugin kinds::
 
     match block:
         case TextBlock() | ReasoningBlock() | ToolCallBlock() | ToolResultBlock(): ...
-        case ExtensionBlock(): ...   # every plugin kind, handled generically or skipped
+        case ExtensionBlock(): ...   # default: every plugin kind, handled generically or skipped
         case _: assert_never(block)
 
 There is no image block: the core set holds only kinds every shipping path honours.
@@ -15,12 +17,11 @@ There is no image block: the core set holds only kinds every shipping path honou
 
 from __future__ import annotations
 
-import abc
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Self
+from typing import ClassVar, Literal
 
 from .ids import CallId
-from .json_value import JsonObject, JsonValue
+from .vocabulary import Extension, Opaque
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,29 +64,23 @@ class ToolResultBlock:
     """True when the tool failed; the content then carries the error text."""
 
 
-class ExtensionBlock(abc.ABC):
+class ExtensionBlock(Extension):
     """Base of every plugin-defined block kind.
 
     A subclass is a frozen dataclass with a unique ``kind`` class attribute (it must not be a
-    core kind), converts its own fields to and from a JSON object, and is registered with
-    ``register_block_type`` so persisted records decode back to it. Adapters send only the
-    kinds they know; an extension kind reaches a model once its adapter maps it.
+    core kind), converts its own fields to and from a JSON object (``to_json`` without the
+    ``type`` tag), and is registered with ``register_block_type`` so persisted records decode
+    back to it. Adapters send only the kinds they know; an extension kind reaches a model once
+    its adapter maps it.
     """
 
     __slots__ = ()
-    kind: ClassVar[str]
 
-    @abc.abstractmethod
-    def to_json(self) -> dict[str, JsonValue]:
-        """The block's fields as a JSON object, without the ``type`` tag."""
 
-    @classmethod
-    @abc.abstractmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """Rebuild the block from ``to_json`` output (the ``type`` tag may be present).
+class OpaqueBlock(Opaque, ExtensionBlock):
+    """A block of a kind no loaded plugin registered: its record (tag ``type``), as read."""
 
-        Raises ``LlmError`` (code ``MALFORMED_RECORD``) or ``ValueError`` for a bad shape.
-        """
+    __slots__ = ()
 
 
 ContentBlock = TextBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock | ExtensionBlock

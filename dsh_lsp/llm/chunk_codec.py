@@ -22,6 +22,8 @@ from .chunks import (
 )
 from .codec import block_from_json, block_to_json
 from .finish import (
+    FINISH_REASONS,
+    ExtensionFinish,
     FinishAborted,
     FinishError,
     FinishMaxTokens,
@@ -69,6 +71,8 @@ def finish_to_json(reason: FinishReason) -> dict[str, JsonValue]:
             if code is not None:
                 record["code"] = code
             return record
+        case ExtensionFinish():
+            return {**reason.to_json(), "type": reason.kind}
         case _:
             assert_never(reason)
 
@@ -91,7 +95,7 @@ def finish_from_json(value: object) -> FinishReason:
                 message=read_str(obj, "message", "error finish"),
                 code=read_opt_str(obj, "code", "error finish"),
             )
-    malformed("finish reason", f"unknown finish kind {kind!r}")
+    return FINISH_REASONS.decode(kind, obj)
 
 
 def chunk_to_json(chunk: StreamChunk) -> dict[str, JsonValue]:
@@ -121,6 +125,13 @@ def chunk_to_json(chunk: StreamChunk) -> dict[str, JsonValue]:
 
 def chunk_from_json(value: object) -> StreamChunk:
     """Decode a chunk record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
+    if type(value) is dict:  # fast path for the deltas that make up most of a stored log
+        kind, index, text = value.get("type"), value.get("index"), value.get("text")
+        if type(index) is int and type(text) is str:
+            if kind == "text-delta":
+                return TextDelta(index=index, text=text)
+            if kind == "reasoning-delta":
+                return ReasoningDelta(index=index, text=text)
     obj = as_object(value, "chunk")
     kind = tag(obj, "chunk")
     what = f"{kind} chunk"

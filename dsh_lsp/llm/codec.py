@@ -4,14 +4,15 @@ The record shape is the persisted form the session log stores: an object tagged 
 with camelCase fields, optional fields omitted when absent. ``*_to_json`` returns plain dicts
 ready for ``dumps_compact``; ``*_from_json`` accepts any decoded JSON value and raises
 ``LlmError`` (``MALFORMED_RECORD``) for anything that does not decode to a vocabulary value.
-Plugin block kinds decode through ``block_registry``.
+Plugin block and source kinds decode through their vocabularies (``vocabulary``): a registered
+class, or the opaque value that keeps the record.
 """
 
 from __future__ import annotations
 
 from typing import assert_never
 
-from .block_registry import block_type
+from .block_registry import BLOCK_KINDS
 from .blocks import (
     ContentBlock,
     ExtensionBlock,
@@ -20,11 +21,18 @@ from .blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from .errors import LlmError
 from .ids import CallId
 from .json_fields import as_object, malformed, read_bool, read_list, read_str, tag
 from .json_value import JsonValue
-from .message import Message, MessageSource, PluginSource, Role, UserSource
+from .message import (
+    MESSAGE_SOURCES,
+    ExtensionSource,
+    Message,
+    MessageSource,
+    PluginSource,
+    Role,
+    UserSource,
+)
 
 _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
 
@@ -76,15 +84,7 @@ def block_from_json(value: object) -> ContentBlock:
                 content=tuple(block_from_json(b) for b in read_list(obj, "content", what)),
                 is_error=read_bool(obj, "isError", what, default=False),
             )
-    cls = block_type(kind)
-    if cls is None:
-        malformed("block", f"unknown block kind {kind!r} (is the plugin defining it loaded?)")
-    try:
-        return cls.from_json(obj)
-    except LlmError:
-        raise
-    except (ValueError, TypeError, KeyError) as exc:
-        malformed(f"{kind} block", str(exc), exc)
+    return BLOCK_KINDS.decode(kind, obj)
 
 
 def message_to_json(message: Message) -> dict[str, JsonValue]:
@@ -109,6 +109,8 @@ def source_to_json(source: MessageSource) -> dict[str, JsonValue]:
             return {"kind": "user"}
         case PluginSource(plugin=plugin):
             return {"kind": "plugin", "plugin": plugin}
+        case ExtensionSource():
+            return {**source.to_json(), "kind": source.kind}
         case _:
             assert_never(source)
 
@@ -121,4 +123,4 @@ def source_from_json(value: object) -> MessageSource:
         return UserSource()
     if kind == "plugin":
         return PluginSource(plugin=read_str(obj, "plugin", "plugin source"))
-    malformed("source", f"unknown source kind {kind!r}")
+    return MESSAGE_SOURCES.decode(kind, obj)

@@ -49,6 +49,9 @@ class LlmCode:
     """A second adapter was registered for a model name that already has one."""
     DUPLICATE_BLOCK_TYPE: Final = "DUPLICATE_BLOCK_TYPE"
     """A second, different block class was registered under a block kind already in use."""
+    DUPLICATE_KIND: Final = "DUPLICATE_KIND"
+    """A plugin class claimed a kind of an open vocabulary (finish reason, message source,
+    turn trigger, turn-end reason, event payload) that is core or registered by another."""
     MALFORMED_RECORD: Final = "MALFORMED_RECORD"
     """Persisted JSON (a chunk, block or message record) does not decode to a vocabulary value."""
     REPLAY_EXHAUSTED: Final = "REPLAY_EXHAUSTED"

@@ -1,13 +1,20 @@
 """Finish reasons: why a model call's stream ended (llm layer).
 
-``FinishReason`` is a closed union; consumers ``match`` it exhaustively. A failed call either
-raises ``LlmError`` from the stream or ends with ``FinishError``; consumers handle both.
+``FinishReason`` is an open vocabulary (see ``vocabulary``): five core kinds, plus plugin kinds
+that subclass ``ExtensionFinish`` and register with ``FINISH_REASONS`` (an adapter for a
+provider with its own stop reasons, say); an unregistered kind decodes to an
+``OpaqueFinish``. Consumers ``match`` the core kinds and end in ``case ExtensionFinish():``,
+the documented default: a plugin finish ends the step like ``stop`` (the loop does not
+continue on it). A failed call either raises ``LlmError`` from the stream or ends with
+``FinishError``; consumers handle both.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Final, Literal
+
+from .vocabulary import Extension, Opaque, Vocabulary
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,5 +55,26 @@ class FinishError:
     """A stable code such as ``CONTENT_FILTER``, when the provider gave a reason."""
 
 
-FinishReason = FinishStop | FinishToolCalls | FinishMaxTokens | FinishAborted | FinishError
-"""Why a stream ended."""
+class ExtensionFinish(Extension):
+    """Base of every plugin-defined finish reason kind (record tag ``type``)."""
+
+    __slots__ = ()
+
+
+class OpaqueFinish(Opaque, ExtensionFinish):
+    """A finish reason of a kind no loaded plugin registered: its record (tag ``type``)."""
+
+    __slots__ = ()
+
+
+FinishReason = (
+    FinishStop | FinishToolCalls | FinishMaxTokens | FinishAborted | FinishError | ExtensionFinish
+)
+"""Why a stream ended: a core kind, or a plugin kind."""
+
+FINISH_REASONS: Final = Vocabulary[ExtensionFinish](
+    "finish reason",
+    ("stop", "tool-calls", "max-tokens", "aborted", "error"),
+    lambda kind, record: OpaqueFinish(kind=kind, record=record),
+)
+"""Plugin finish reason kinds: ``ctx.effect(lambda: FINISH_REASONS.register(cls))``."""

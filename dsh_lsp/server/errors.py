@@ -20,7 +20,7 @@ from typing import ClassVar, Final
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from dsh_lsp.kernel import DshError
-from dsh_lsp.llm import JsonValue, LlmCode
+from dsh_lsp.llm import JsonValue, LlmCode, SessionId
 
 from .settings import SettingsError
 
@@ -39,7 +39,7 @@ class UnknownSessionError(ServerError):
 
     code: ClassVar[str] = "UNKNOWN_SESSION"
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: SessionId) -> None:
         super().__init__(f"unknown session {session_id!r}: no live or stored session has that id")
 
 
@@ -48,7 +48,7 @@ class TurnRunningError(ServerError):
 
     code: ClassVar[str] = "TURN_RUNNING"
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: SessionId) -> None:
         super().__init__(
             f"session {session_id!r} is still answering a prompt; wait for its response or "
             "send dsh/cancel first"

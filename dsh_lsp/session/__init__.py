@@ -6,6 +6,9 @@ it. ``SessionStore`` (service ``SESSIONS``, plugin ``SessionPlugin``) creates, f
 resumes sessions and announces ``SESSION_CREATED`` / ``SESSION_EVENT``; ``SESSION_FLUSH`` is
 the durability checkpoint. Persistence is a seam (``SESSION_PERSISTENCE``) with JSONL and
 SQLite backends and a write-behind ``PersistenceCoordinatorPlugin``; loading repairs crashes.
+Each event's data is typed (``payloads``: one frozen payload class per core type, decoded once
+as the log admits an event); the turn trigger and turn-end reason (``turn_kinds``) and the
+payloads themselves are open vocabularies that plugins extend.
 """
 
 from __future__ import annotations
@@ -38,22 +41,6 @@ from .events import TURN_END as TURN_END
 from .events import TURN_START as TURN_START
 from .events import USER_MESSAGE as USER_MESSAGE
 from .events import ErrorInfo as ErrorInfo
-from .events import TurnEndKind as TurnEndKind
-from .events import assistant_chunk_data as assistant_chunk_data
-from .events import assistant_message_data as assistant_message_data
-from .events import context_message_data as context_message_data
-from .events import end_reason as end_reason
-from .events import injection_trigger as injection_trigger
-from .events import message_trigger as message_trigger
-from .events import prompt_blocked_data as prompt_blocked_data
-from .events import steering_message_data as steering_message_data
-from .events import step_end_data as step_end_data
-from .events import step_start_data as step_start_data
-from .events import tool_call_data as tool_call_data
-from .events import tool_result_data as tool_result_data
-from .events import turn_end_data as turn_end_data
-from .events import turn_start_data as turn_start_data
-from .events import user_message_data as user_message_data
 from .header import SessionHeader as SessionHeader
 from .header import header_from_json as header_from_json
 from .header import header_to_json as header_to_json
@@ -67,6 +54,39 @@ from .kernel_events import SESSION_CREATED as SESSION_CREATED
 from .kernel_events import SESSION_EVENT as SESSION_EVENT
 from .kernel_events import SESSION_FLUSH as SESSION_FLUSH
 from .kernel_events import SessionEventNotice as SessionEventNotice
+from .payloads import EVENT_PAYLOADS as EVENT_PAYLOADS
+from .payloads import AssistantChunkPayload as AssistantChunkPayload
+from .payloads import AssistantMessagePayload as AssistantMessagePayload
+from .payloads import ContextMessagePayload as ContextMessagePayload
+from .payloads import EventPayload as EventPayload
+from .payloads import ExtensionPayload as ExtensionPayload
+from .payloads import PromptBlockedPayload as PromptBlockedPayload
+from .payloads import RawPayload as RawPayload
+from .payloads import ResultError as ResultError
+from .payloads import SteeringMessagePayload as SteeringMessagePayload
+from .payloads import StepEndPayload as StepEndPayload
+from .payloads import StepStartPayload as StepStartPayload
+from .payloads import ToolCallPayload as ToolCallPayload
+from .payloads import ToolResultPayload as ToolResultPayload
+from .payloads import TurnEndPayload as TurnEndPayload
+from .payloads import TurnStartPayload as TurnStartPayload
+from .payloads import UserMessagePayload as UserMessagePayload
+from .payloads import assistant_chunk_data as assistant_chunk_data
+from .payloads import assistant_message_data as assistant_message_data
+from .payloads import context_message_data as context_message_data
+from .payloads import decode_payload as decode_payload
+from .payloads import injection_trigger as injection_trigger
+from .payloads import message_trigger as message_trigger
+from .payloads import prompt_blocked_data as prompt_blocked_data
+from .payloads import result_error as result_error
+from .payloads import steering_message_data as steering_message_data
+from .payloads import step_end_data as step_end_data
+from .payloads import step_start_data as step_start_data
+from .payloads import tool_call_data as tool_call_data
+from .payloads import tool_result_data as tool_result_data
+from .payloads import turn_end_data as turn_end_data
+from .payloads import turn_start_data as turn_start_data
+from .payloads import user_message_data as user_message_data
 from .persistence import SESSION_PERSISTENCE as SESSION_PERSISTENCE
 from .persistence import LoadedSession as LoadedSession
 from .persistence import SessionPersistence as SessionPersistence
@@ -84,6 +104,30 @@ from .state_dir import default_state_dir as default_state_dir
 from .store import SESSIONS as SESSIONS
 from .store import SessionStore as SessionStore
 from .store import new_session_id as new_session_id
+from .turn_kinds import TURN_END_REASONS as TURN_END_REASONS
+from .turn_kinds import TURN_TRIGGERS as TURN_TRIGGERS
+from .turn_kinds import ExtensionTrigger as ExtensionTrigger
+from .turn_kinds import ExtensionTurnEnd as ExtensionTurnEnd
+from .turn_kinds import InjectionTrigger as InjectionTrigger
+from .turn_kinds import MessageTrigger as MessageTrigger
+from .turn_kinds import OpaqueTrigger as OpaqueTrigger
+from .turn_kinds import OpaqueTurnEnd as OpaqueTurnEnd
+from .turn_kinds import TurnAborted as TurnAborted
+from .turn_kinds import TurnCompleted as TurnCompleted
+from .turn_kinds import TurnDisposed as TurnDisposed
+from .turn_kinds import TurnEndKind as TurnEndKind
+from .turn_kinds import TurnEndReason as TurnEndReason
+from .turn_kinds import TurnFailed as TurnFailed
+from .turn_kinds import TurnInterrupted as TurnInterrupted
+from .turn_kinds import TurnMaxSteps as TurnMaxSteps
+from .turn_kinds import TurnMaxTokens as TurnMaxTokens
+from .turn_kinds import TurnRejected as TurnRejected
+from .turn_kinds import TurnTrigger as TurnTrigger
+from .turn_kinds import end_reason as end_reason
+from .turn_kinds import end_reason_from_json as end_reason_from_json
+from .turn_kinds import end_reason_to_json as end_reason_to_json
+from .turn_kinds import trigger_from_json as trigger_from_json
+from .turn_kinds import trigger_to_json as trigger_to_json
 from .turns import completed_prefix as completed_prefix
 
 __all__ = (
@@ -91,6 +135,7 @@ __all__ = (
     "ASSISTANT_MESSAGE",
     "CONTEXT_MESSAGE",
     "CORE_EVENT_TYPES",
+    "EVENT_PAYLOADS",
     "INTERRUPTED_RESULT_TEXT",
     "PERSISTENCE_COORDINATOR",
     "PROMPT_BLOCKED",
@@ -106,19 +151,35 @@ __all__ = (
     "TOOL_CALL",
     "TOOL_RESULT",
     "TURN_END",
+    "TURN_END_REASONS",
     "TURN_START",
+    "TURN_TRIGGERS",
     "USER_MESSAGE",
     "AppendListener",
+    "AssistantChunkPayload",
+    "AssistantMessagePayload",
     "Clock",
+    "ContextMessagePayload",
     "ErrorInfo",
     "EventLog",
+    "EventPayload",
+    "ExtensionPayload",
+    "ExtensionTrigger",
+    "ExtensionTurnEnd",
+    "InjectionTrigger",
     "JsonlPersistence",
     "JsonlPersistenceConfig",
     "JsonlPersistencePlugin",
     "LoadedSession",
+    "MessageTrigger",
     "NotJsonError",
+    "OpaqueTrigger",
+    "OpaqueTurnEnd",
     "PersistenceCoordinator",
     "PersistenceCoordinatorPlugin",
+    "PromptBlockedPayload",
+    "RawPayload",
+    "ResultError",
     "Session",
     "SessionError",
     "SessionEvent",
@@ -130,20 +191,41 @@ __all__ = (
     "SqlitePersistence",
     "SqlitePersistenceConfig",
     "SqlitePersistencePlugin",
+    "SteeringMessagePayload",
+    "StepEndPayload",
+    "StepStartPayload",
     "StoredSession",
     "SurfaceOp",
     "SurfaceReplace",
+    "ToolCallPayload",
+    "ToolResultPayload",
+    "TurnAborted",
+    "TurnCompleted",
+    "TurnDisposed",
     "TurnEndKind",
+    "TurnEndPayload",
+    "TurnEndReason",
+    "TurnFailed",
+    "TurnInterrupted",
+    "TurnMaxSteps",
+    "TurnMaxTokens",
+    "TurnRejected",
+    "TurnStartPayload",
+    "TurnTrigger",
+    "UserMessagePayload",
     "assistant_chunk_data",
     "assistant_message_data",
     "clone_json",
     "completed_prefix",
     "context_message_data",
+    "decode_payload",
     "default_sessions_dir",
     "default_sqlite_path",
     "default_state_dir",
     "encode_event",
     "end_reason",
+    "end_reason_from_json",
+    "end_reason_to_json",
     "event_from_json",
     "event_to_json",
     "header_from_json",
@@ -153,11 +235,14 @@ __all__ = (
     "message_trigger",
     "new_session_id",
     "prompt_blocked_data",
+    "result_error",
     "steering_message_data",
     "step_end_data",
     "step_start_data",
     "tool_call_data",
     "tool_result_data",
+    "trigger_from_json",
+    "trigger_to_json",
     "turn_end_data",
     "turn_start_data",
     "user_message_data",

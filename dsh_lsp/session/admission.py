@@ -1,27 +1,19 @@
 """The rules an event must satisfy to enter a log, apart from its data's JSON-ness (session).
 
-``event_problem`` checks what every log position needs: a type name, integer turn/step fields
-on turn-scoped events, a string ``callId`` on tool events, a reason on ``turn/end``, source seqs
+``event_problem`` checks what every log position needs: a type name, data that decodes to the
+type's payload (``payloads.decode_payload``: positive turn/step fields, a string ``callId``,
+a turn-end reason, well-formed content; decoded here once and kept on the event), source seqs
 pointing backwards, and ``surface_op`` present on exactly the surface-eligible types. It
 returns a description of the first problem, or None; callers raise with their own context.
 """
 
 from __future__ import annotations
 
+from dsh_lsp.llm import LlmError
+
 from . import events as ev
 from .event import SessionEvent, SurfaceReplace
-
-_TURN_FIELDS = {
-    ev.TURN_START: ("turn",),
-    ev.TURN_END: ("turn",),
-    ev.STEP_START: ("turn", "step"),
-    ev.STEP_END: ("turn", "step"),
-    ev.ASSISTANT_CHUNK: ("turn", "step"),
-    ev.ASSISTANT_MESSAGE: ("turn", "step"),
-    ev.TOOL_CALL: ("turn", "step"),
-    ev.TOOL_RESULT: ("turn", "step"),
-    ev.STEERING_MESSAGE: ("turn",),
-}
+from .payloads import counts_problem
 
 
 def event_problem(event: SessionEvent) -> str | None:
@@ -33,7 +25,7 @@ def event_problem(event: SessionEvent) -> str | None:
         return "the event time must be an integer"
     if type(event.data) is not dict:
         return f"{kind} data must be a JSON object"
-    problem = _field_problem(event)
+    problem = _payload_problem(event)
     if problem is not None:
         return problem
     for source in event.source_event_seqs or ():
@@ -52,16 +44,14 @@ def event_problem(event: SessionEvent) -> str | None:
     return None
 
 
-def _field_problem(event: SessionEvent) -> str | None:
-    data = event.data
-    for key in _TURN_FIELDS.get(event.type, ()):
-        value = data.get(key)
-        if type(value) is not int or value < 1:
-            return f"{event.type} needs a positive integer {key!r}"
-    if event.type in (ev.TOOL_CALL, ev.TOOL_RESULT) and type(data.get("callId")) is not str:
-        return f"{event.type} needs a string 'callId'"
-    if event.type == ev.TURN_END:
-        reason = data.get("reason")
-        if type(reason) is not dict or type(reason.get("kind")) is not str:
-            return "turn/end needs a reason object with a string 'kind'"
+def _payload_problem(event: SessionEvent) -> str | None:
+    given = event._payload  # a typed writer's payload: only its counts need checking
+    if given is not None:
+        return counts_problem(given)
+    try:
+        event.payload  # noqa: B018  # decoded here, once, and kept on the event
+    except (LlmError, ValueError) as exc:
+        if event.type in ev.SURFACE_EVENT_TYPES:
+            return f"{event.type} cannot join the surface: {exc}"
+        return str(exc)
     return None

@@ -2,19 +2,23 @@
 
 An event is ``{type, seq, time, data, sourceEventSeqs?, surfaceOp?}``. ``seq`` equals the
 event's index in the log; ``time`` is milliseconds since the Unix epoch; ``data`` is lossless
-JSON (an object). ``surface_op`` is present exactly on surface-eligible events and says how the
-event enters the model-visible surface: appended, or replacing a range of existing nodes.
+JSON (an object) and ``payload`` is the same data typed (see ``payloads``): given by a typed
+writer, or decoded from ``data`` once, on first read (the log reads it as it admits an event,
+so every logged event is decoded exactly once). ``surface_op`` is present exactly on
+surface-eligible events and says how the event enters the model-visible surface: appended, or
+replacing a range of existing nodes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from dsh_lsp.llm import JsonObject, JsonValue, dumps_compact
 
 from .errors import CORRUPT, SessionError
+from .payloads import EventPayload, decode_payload
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,7 +35,8 @@ SurfaceOp = Literal["append"] | SurfaceReplace
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionEvent:
-    """One logged event. ``data`` is the log's own copy: treat it as read-only."""
+    """One logged event. ``data`` is the log's own copy of its JSON: treat it as read-only,
+    and read ``payload`` instead. Equality compares the JSON, not the decoded payload."""
 
     type: str
     seq: int
@@ -40,6 +45,22 @@ class SessionEvent:
     source_event_seqs: tuple[int, ...] | None = None
     """Earlier events this one was built from (an assistant message's chunks, a call)."""
     surface_op: SurfaceOp | None = None
+    _payload: EventPayload | None = field(default=None, repr=False, compare=False)
+    """The typed payload, once given or decoded (``Session.write`` passes it)."""
+
+    @property
+    def payload(self) -> EventPayload:
+        """The typed data: a core payload, a registered plugin payload or a ``RawPayload``.
+
+        Decoded from ``data`` on first read and kept. Raises ``LlmError``
+        (``MALFORMED_RECORD``) for data the type cannot hold, which only an event the log
+        never admitted can have.
+        """
+        payload = self._payload
+        if payload is None:
+            payload = decode_payload(self.type, self.data)
+            object.__setattr__(self, "_payload", payload)
+        return payload
 
 
 def surface_op_to_json(op: SurfaceOp) -> JsonValue:

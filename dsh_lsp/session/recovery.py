@@ -18,14 +18,24 @@ import gc
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import Final
 
-from dsh_lsp.llm import CallId, JsonValue, TextBlock
+from dsh_lsp.llm import CallId, ContentBlock, TextBlock, ToolCallBlock
 
 from . import events as ev
 from .admission import event_problem
 from .errors import CORRUPT, SessionError
 from .event import SessionEvent, SurfaceOp, event_from_json
+from .payloads import (
+    AssistantMessagePayload,
+    EventPayload,
+    ResultError,
+    StepEndPayload,
+    ToolCallPayload,
+    ToolResultPayload,
+    TurnEndPayload,
+)
+from .turn_kinds import TurnInterrupted
 from .turns import TurnTracker
 
 
@@ -37,10 +47,8 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 """One strict decoder for every record (``NaN``/``Infinity`` refused), built once."""
 
 
-@dataclass(frozen=True, slots=True)
-class _InterruptedError:
-    name: str = "InterruptedError"
-    code: str = "interrupted"
+INTERRUPTED_ERROR: Final = ResultError(name="InterruptedError", code="interrupted")
+"""The error of the result crash repair records for an unanswered tool call."""
 
 
 def decode_record(text: str | bytes, seq: int) -> SessionEvent:
@@ -162,44 +170,53 @@ def interrupted_turn_closers(events: Sequence[SessionEvent]) -> list[SessionEven
     closers: list[SessionEvent] = []
 
     def close(
-        kind: str,
-        data: dict[str, JsonValue],
+        payload: EventPayload,
         *,
         source: tuple[int, ...] | None = None,
         surface: SurfaceOp | None = None,
     ) -> SessionEvent:
         event = SessionEvent(
-            type=kind,
+            type=payload.kind,
             seq=events[-1].seq + 1 + len(closers),
             time=time,
-            data=data,
+            data=payload.to_json(),
             source_event_seqs=source,
             surface_op=surface,
+            _payload=payload,
         )
         closers.append(event)
         return event
 
-    calls = list(tracker.pending_tool_calls())
+    calls: list[ToolCallPayload] = []
+    for pending in tracker.pending_tool_calls():
+        assert isinstance(pending.payload, ToolCallPayload)
+        calls.append(pending.payload)
+    call_seqs = [pending.seq for pending in tracker.pending_tool_calls()]
     open_step = tracker.open_step
     if open_step is not None:
         for call_id, name, arguments in _unlogged_calls(events[start:], open_step):
-            data = ev.tool_call_data(open_step[0], open_step[1], call_id, name, arguments)
-            calls.append(close(ev.TOOL_CALL, data))
-    for call in calls:
-        step = call.data["step"]
-        assert type(step) is int
-        data = ev.tool_result_data(
-            turn,
-            step,
-            CallId(str(call.data["callId"])),
-            [TextBlock(text=ev.INTERRUPTED_RESULT_TEXT)],
+            call = ToolCallPayload(
+                turn=open_step[0],
+                step=open_step[1],
+                call_id=call_id,
+                name=name,
+                arguments=arguments,
+            )
+            calls.append(call)
+            call_seqs.append(close(call).seq)
+    for call, seq in zip(calls, call_seqs, strict=True):
+        result = ToolResultPayload(
+            turn=turn,
+            step=call.step,
+            call_id=call.call_id,
+            content=(TextBlock(text=ev.INTERRUPTED_RESULT_TEXT),),
             is_error=True,
-            error=_InterruptedError(),
+            error=INTERRUPTED_ERROR,
         )
-        close(ev.TOOL_RESULT, data, source=(call.seq,), surface="append")
+        close(result, source=(seq,), surface="append")
     if open_step is not None:
-        close(ev.STEP_END, ev.step_end_data(*open_step))
-    close(ev.TURN_END, ev.turn_end_data(turn, ev.end_reason("interrupted")))
+        close(StepEndPayload(turn=open_step[0], step=open_step[1]))
+    close(TurnEndPayload(turn=turn, reason=TurnInterrupted()))
     return closers
 
 
@@ -209,25 +226,20 @@ def _unlogged_calls(
     """``(id, name, arguments)`` of the tool-call blocks in ``step``'s assistant message that
     have no ``tool/call`` event, in message order (each id once)."""
     seen: set[str] = set()
-    content: object = None
+    content: tuple[ContentBlock, ...] = ()
     for event in events:
-        if (event.data.get("turn"), event.data.get("step")) != step:
-            continue
-        if event.type == ev.TOOL_CALL:
-            seen.add(str(event.data["callId"]))
-        elif event.type == ev.ASSISTANT_MESSAGE:
-            content = event.data.get("content")
+        match event.payload:
+            case ToolCallPayload(turn=turn, step=number, call_id=call_id):
+                if (turn, number) == step:
+                    seen.add(call_id)
+            case AssistantMessagePayload(turn=turn, step=number, content=blocks):
+                if (turn, number) == step:
+                    content = blocks
+            case _:
+                pass  # other types, plugin payloads included, hold no calls
     missing: list[tuple[CallId, str, str]] = []
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict) or block.get("type") != "tool-call":
-            continue
-        call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
-        if (
-            isinstance(call_id, str)
-            and isinstance(name, str)
-            and isinstance(arguments, str)
-            and call_id not in seen
-        ):
-            seen.add(call_id)
-            missing.append((CallId(call_id), name, arguments))
+    for block in content:
+        if isinstance(block, ToolCallBlock) and block.id not in seen:
+            seen.add(block.id)
+            missing.append((block.id, block.name, block.arguments))
     return missing

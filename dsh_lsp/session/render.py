@@ -5,7 +5,8 @@ content is empty); ``tool/result`` a user message holding one tool-result block;
 ``context/message`` / ``steering/message`` a user message whose content sits between two text
 blocks, ``<context source="plugin" plugin="hooks">`` … ``</context>`` (tag ``steering``). The
 attribute values are JSON strings, so the source label, which tells the model who spoke,
-cannot break out of the tag. Messages are built from the logged data only.
+cannot break out of the tag; a plugin source kind is labelled by its kind alone (the
+documented default). Messages are built from the logged payload only.
 """
 
 from __future__ import annotations
@@ -13,68 +14,59 @@ from __future__ import annotations
 from typing import assert_never
 
 from dsh_lsp.llm import (
-    CallId,
     ContentBlock,
-    JsonObject,
+    ExtensionSource,
     Message,
+    MessageSource,
     PluginSource,
     TextBlock,
     ToolResultBlock,
     UserSource,
-    block_from_json,
     dumps_compact,
-    source_from_json,
 )
 
-from . import events as ev
 from .event import SessionEvent
+from .payloads import (
+    AssistantMessagePayload,
+    ContextMessagePayload,
+    SteeringMessagePayload,
+    ToolResultPayload,
+    UserMessagePayload,
+)
 
 
 def render_event(event: SessionEvent) -> Message | None:
     """The message ``event`` contributes to the model history, or None.
 
-    Raises ``LlmError`` (``MALFORMED_RECORD``) or ``ValueError`` when the data does not hold
-    the type's fields; ``Session.append`` turns that into a refused append.
+    Raises ``LlmError`` (``MALFORMED_RECORD``) when the data does not decode, or
+    ``ValueError`` when ``event`` is not a surface event; ``Session.append`` turns either
+    into a refused append.
     """
-    data = event.data
-    match event.type:
-        case ev.USER_MESSAGE:
-            return Message(role="user", content=_blocks(data))
-        case ev.ASSISTANT_MESSAGE:
-            content = _blocks(data)
+    match event.payload:
+        case UserMessagePayload(content=content):
+            return Message(role="user", content=content)
+        case AssistantMessagePayload(content=content):
             return Message(role="assistant", content=content) if content else None
-        case ev.TOOL_RESULT:
-            call_id = data.get("callId")
-            is_error = data.get("isError", False)
-            if type(call_id) is not str or type(is_error) is not bool:
-                raise ValueError("tool/result needs a string callId and a boolean isError")
-            block = ToolResultBlock(
-                tool_call_id=CallId(call_id), content=_blocks(data), is_error=is_error
-            )
+        case ToolResultPayload(call_id=call_id, content=content, is_error=is_error):
+            block = ToolResultBlock(tool_call_id=call_id, content=content, is_error=is_error)
             return Message(role="user", content=(block,))
-        case ev.CONTEXT_MESSAGE:
-            return _envelope("context", data)
-        case ev.STEERING_MESSAGE:
-            return _envelope("steering", data)
+        case ContextMessagePayload(content=content, source=source):
+            return _envelope("context", content, source)
+        case SteeringMessagePayload(content=content, source=source):
+            return _envelope("steering", content, source)
     raise ValueError(f"{event.type!r} is not a surface event type")
 
 
-def _blocks(data: JsonObject) -> tuple[ContentBlock, ...]:
-    content = data.get("content")
-    if type(content) is not list:
-        raise ValueError("surface event data needs a 'content' array")
-    return tuple(block_from_json(item) for item in content)
-
-
-def _envelope(tag: str, data: JsonObject) -> Message:
-    source = source_from_json(data.get("source"))
+def _envelope(tag: str, content: tuple[ContentBlock, ...], source: MessageSource) -> Message:
     match source:
         case UserSource():
             attributes = f"source={dumps_compact(source.kind)}"
         case PluginSource(plugin=plugin):
             attributes = f"source={dumps_compact(source.kind)} plugin={dumps_compact(plugin)}"
+        case ExtensionSource():  # default for plugin source kinds: labelled by kind alone
+            attributes = f"source={dumps_compact(source.kind)}"
         case _:
             assert_never(source)
     opening = TextBlock(text=f"<{tag} {attributes}>")
     closing = TextBlock(text=f"</{tag}>")
-    return Message(role="user", content=(opening, *_blocks(data), closing))
+    return Message(role="user", content=(opening, *content, closing))

@@ -21,6 +21,7 @@ from .errors import INVALID_EVENT, INVALID_SEED, SessionError
 from .event import SessionEvent, SurfaceOp
 from .header import SessionHeader
 from .json_check import NotJsonError, clone_json
+from .payloads import EventPayload, RawPayload
 from .persistence import LoadedSession
 from .surface import Surface
 from .turns import TurnTracker
@@ -112,6 +113,7 @@ class Session:
                     data=data,  # type: ignore[arg-type]  # _admit rejects non-objects
                     source_event_seqs=event.source_event_seqs,
                     surface_op=event.surface_op,
+                    _payload=event._payload,  # immutable, so a fork shares the decoded payload
                 ),
                 INVALID_SEED,
             )
@@ -187,27 +189,64 @@ class Session:
         source_event_seqs: Sequence[int] | None = None,
         surface_op: SurfaceOp | None = None,
     ) -> SessionEvent:
-        """Log one event and return it; then call the append listener.
+        """Log one event given as JSON and return it; then call the append listener.
 
-        ``data`` must be lossless JSON (see ``json_check``) and is deep-copied in; ``seq`` is
-        the next index and ``time`` comes from the clock. Surface-eligible types require a
-        ``surface_op`` (a replace must name live surface nodes, in order); other types may not
-        carry one. Raises ``SessionError`` (``SESSION_INVALID_EVENT``) with the log unchanged.
-        An exception from the listener propagates, with the event already logged.
+        The JSON door, for plugins that log a type without a payload class (typed writers
+        use ``write``). ``data`` must be lossless JSON (see ``json_check``) and is deep-copied
+        in, then decoded once by ``type`` into the event's ``payload`` (a core or registered
+        class, else a ``RawPayload``); ``seq`` is the next index and ``time`` comes from the
+        clock. Surface-eligible types require a ``surface_op`` (a replace must name live
+        surface nodes, in order); other types may not carry one. Raises ``SessionError``
+        (``SESSION_INVALID_EVENT``) with the log unchanged, also for data that does not
+        decode. An exception from the listener propagates, with the event already logged.
         """
+        return self._log(type, data, None, source_event_seqs, surface_op)
+
+    def write(
+        self,
+        payload: EventPayload,
+        *,
+        source_event_seqs: Sequence[int] | None = None,
+        surface_op: SurfaceOp | None = None,
+    ) -> SessionEvent:
+        """Log one typed event (type ``payload.kind``) and return it; see ``append``.
+
+        The payload is encoded once (``to_json``) and kept as the event's ``payload``, so
+        nothing is decoded; a ``RawPayload`` goes through ``append`` and is decoded by type.
+        Raises ``SessionError`` (``SESSION_INVALID_EVENT``) with the log unchanged.
+        """
+        if type(payload) is RawPayload:  # not isinstance: an ABC check on the hot path
+            return self.append(
+                payload.kind,
+                payload.record,
+                source_event_seqs=source_event_seqs,
+                surface_op=surface_op,
+            )
+        return self._log(payload.kind, payload.to_json(), payload, source_event_seqs, surface_op)
+
+    def _log(
+        self,
+        kind: str,
+        data: JsonObject,
+        payload: EventPayload | None,
+        source_event_seqs: Sequence[int] | None,
+        surface_op: SurfaceOp | None,
+    ) -> SessionEvent:
+        """Copy ``data`` in, admit the event (decoding it unless ``payload`` is given), notify."""
         try:
             copied = clone_json(data)
         except NotJsonError as exc:
             raise SessionError(
-                f"{type} data is not lossless JSON: {exc}", code=INVALID_EVENT
+                f"{kind} data is not lossless JSON: {exc}", code=INVALID_EVENT
             ) from exc
         event = SessionEvent(
-            type=type,
+            type=kind,
             seq=len(self._events),
             time=self._clock(),
             data=copied,  # type: ignore[arg-type]  # _admit rejects non-objects
             source_event_seqs=None if source_event_seqs is None else tuple(source_event_seqs),
             surface_op=surface_op,
+            _payload=payload,
         )
         self._admit(event, INVALID_EVENT)
         if self._notify is not None:

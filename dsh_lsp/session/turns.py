@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .event import SessionEvent
-from .events import STEP_END, STEP_START, TOOL_CALL, TOOL_RESULT, TURN_END, TURN_START
+from .events import ASSISTANT_CHUNK, TURN_END
+from .payloads import (
+    StepEndPayload,
+    StepStartPayload,
+    ToolCallPayload,
+    ToolResultPayload,
+    TurnEndPayload,
+    TurnStartPayload,
+)
 
 
 class TurnTracker:
@@ -27,29 +35,32 @@ class TurnTracker:
         self._pending: dict[str, SessionEvent] = {}
 
     def fold(self, event: SessionEvent) -> None:
-        """Account for ``event`` (core boundary events must carry integer turn/step fields)."""
-        kind = event.type
-        if kind == TOOL_CALL:
-            if self._open_turn is not None:
-                self._pending[str(event.data["callId"])] = event
-        elif kind == TOOL_RESULT:
-            self._pending.pop(str(event.data["callId"]), None)
-        elif kind == TURN_START:
-            turn = _int(event, "turn")
-            self._last_turn = turn
-            self._open_turn = turn
-            self._open_step = None
-            self._pending.clear()
-        elif kind == TURN_END:
-            self._last_turn_end = event.seq
-            if _int(event, "turn") == self._open_turn:
-                self._open_turn = None
+        """Account for ``event`` (an admitted one: its payload decodes)."""
+        if event.type == ASSISTANT_CHUNK:
+            return  # the hot path: one per streamed chunk, never turn state
+        match event.payload:
+            case ToolCallPayload(call_id=call_id):
+                if self._open_turn is not None:
+                    self._pending[call_id] = event
+            case ToolResultPayload(call_id=call_id):
+                self._pending.pop(call_id, None)
+            case TurnStartPayload(turn=turn):
+                self._last_turn = turn
+                self._open_turn = turn
                 self._open_step = None
                 self._pending.clear()
-        elif kind == STEP_START:
-            self._open_step = (_int(event, "turn"), _int(event, "step"))
-        elif kind == STEP_END and self._open_step == (_int(event, "turn"), _int(event, "step")):
-            self._open_step = None
+            case TurnEndPayload(turn=turn):
+                self._last_turn_end = event.seq
+                if turn == self._open_turn:
+                    self._open_turn = None
+                    self._open_step = None
+                    self._pending.clear()
+            case StepStartPayload(turn=turn, step=step):
+                self._open_step = (turn, step)
+            case StepEndPayload(turn=turn, step=step) if self._open_step == (turn, step):
+                self._open_step = None
+            case _:
+                pass  # every other type, plugin payloads included, leaves turn state alone
 
     @property
     def last_turn(self) -> int:
@@ -86,9 +97,3 @@ def completed_prefix(events: Sequence[SessionEvent]) -> tuple[SessionEvent, ...]
         if events[index].type == TURN_END:
             return tuple(events[: index + 1])
     return ()
-
-
-def _int(event: SessionEvent, key: str) -> int:
-    value = event.data[key]
-    assert type(value) is int, f"{event.type} {key} must be an integer"
-    return value

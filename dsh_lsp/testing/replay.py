@@ -46,22 +46,30 @@ from dsh_lsp.llm import (
     LLM,
     LLM_STREAM,
     FinishChunk,
+    JsonObject,
     JsonValue,
     LlmCode,
     LlmError,
     LlmRequest,
     StreamChunk,
-    chunk_from_json,
     chunk_to_json,
     dumps_compact,
+)
+from dsh_lsp.session import (
+    AssistantChunkPayload,
+    StepStartPayload,
+    TurnAborted,
+    TurnDisposed,
+    TurnEndPayload,
+    TurnEndReason,
+    TurnFailed,
+    decode_payload,
 )
 
 CHUNK_EVENT = "assistant/chunk"
 STEP_START_EVENT = "step/start"
 STEP_END_EVENT = "step/end"
 TURN_END_EVENT = "turn/end"
-_CANCELLED = ("aborted", "disposed")
-"""Turn-end kinds that mean cancellation cut an unfinished call off."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,13 +99,7 @@ def _bad(line: int, detail: str) -> LlmError:
     return LlmError(f"session log line {line}: {detail}", code=LlmCode.MALFORMED_RECORD)
 
 
-def _int(value: object, line: int, name: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _bad(line, f"{name} must be an integer")
-    return value
-
-
-def _data(record: dict[str, object], line: int) -> dict[str, object]:
+def _data(record: dict[str, object], line: int) -> JsonObject:
     data = record.get("data")
     if not isinstance(data, dict):
         raise _bad(line, f"{record.get('type')} data must be an object")
@@ -112,7 +114,7 @@ def read_session_log(lines: Iterable[str]) -> tuple[ReplayCall, ...]:
     integer turn (and step), a chunk, or a reason object.
     """
     calls: dict[tuple[int, int], list[StreamChunk]] = {}
-    ends: dict[int, dict[str, object]] = {}
+    ends: dict[int, TurnEndReason] = {}
     header_seen = False
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -129,20 +131,19 @@ def read_session_log(lines: Iterable[str]) -> tuple[ReplayCall, ...]:
         kind = record.get("type")
         if kind not in (CHUNK_EVENT, STEP_START_EVENT, TURN_END_EVENT):
             continue
-        data = _data(record, number)
-        turn = _int(data.get("turn"), number, "turn")
-        if kind == TURN_END_EVENT:
-            reason = data.get("reason")
-            if not isinstance(reason, dict):
-                raise _bad(number, "turn/end reason must be an object")
-            ends[turn] = reason
-            continue
-        chunks = calls.setdefault((turn, _int(data.get("step"), number, "step")), [])
-        if kind == CHUNK_EVENT:
-            try:
-                chunks.append(chunk_from_json(data.get("chunk")))
-            except LlmError as exc:
-                raise _bad(number, str(exc)) from exc
+        try:
+            payload = decode_payload(kind, _data(record, number))
+        except LlmError as exc:
+            raise _bad(number, str(exc)) from exc
+        match payload:
+            case TurnEndPayload(turn=turn, reason=reason):
+                ends[turn] = reason
+            case StepStartPayload(turn=turn, step=step):
+                calls.setdefault((turn, step), [])
+            case AssistantChunkPayload(turn=turn, step=step, chunk=chunk):
+                calls.setdefault((turn, step), []).append(chunk)
+            case _:
+                pass  # only the three types above were decoded
     if not header_seen:
         raise _bad(1, "the log has no header line")
     return tuple(
@@ -151,21 +152,19 @@ def read_session_log(lines: Iterable[str]) -> tuple[ReplayCall, ...]:
     )
 
 
-def _settle(call: ReplayCall, end: dict[str, object] | None) -> ReplayCall:
+def _settle(call: ReplayCall, end: TurnEndReason | None) -> ReplayCall:
     """``call`` with the failure its turn's end records for it (see the module docstring)."""
     if call.complete:
         return call
-    kind = None if end is None else end.get("kind")
-    if end is not None and kind == "error" and end.get("step") == call.step:
-        message, code = end.get("message"), end.get("code")
-        failure = ReplayFailure(
-            message=message if isinstance(message, str) else "the recorded call failed",
-            code=code if isinstance(code, str) else "UNKNOWN",
-        )
-        return replace(call, failure=failure)
-    if kind in _CANCELLED:
-        return call
-    how = "no turn/end" if kind is None else f"turn/end {kind}"
+    match end:
+        case TurnFailed(step=step, message=message, code=code) if step == call.step:
+            failure = ReplayFailure(message=message, code=code or "UNKNOWN")
+            return replace(call, failure=failure)
+        case TurnAborted() | TurnDisposed():
+            return call
+        case _:
+            pass  # any other end, plugin kinds included: the recording stopped short
+    how = "no turn/end" if end is None else f"turn/end {end.kind}"
     failure = ReplayFailure(
         message=f"the recorded call ended before its finish ({how})",
         code=LlmCode.STREAM_CLOSED,

@@ -27,7 +27,10 @@ async def test_a_log_break_is_recorded_and_raised_in_strict_mode() -> None:
         session = ctx.require(SESSIONS).create(session_id=SessionId("s"))
         session.append("turn/start", {"turn": 1, "trigger": {"kind": "injection"}})
         with pytest.raises(InvariantViolation, match="outside any step"):
-            session.append("tool/call", {"turn": 1, "step": 1, "callId": "c"})
+            session.append(
+                "tool/call",
+                {"turn": 1, "step": 1, "callId": "c", "name": "read", "arguments": "{}"},
+            )
         assert len(session) == 2, "the event is logged before listeners run"
         checker = ctx.require(INVARIANTS)
         assert checker.violations == ["seq 1 (tool/call): outside any step"]

@@ -26,21 +26,28 @@ def _violations(events: list[SessionEvent]) -> list[str]:
     return out
 
 
+TRIGGER = {"kind": "injection"}
+SOURCE = {"kind": "user"}
+CHUNK = {"type": "text-delta", "index": 0, "text": "x"}
+COMPLETED = {"kind": "completed"}
+RESULT = {"content": [], "isError": False}
+CALL = {"name": "t", "arguments": "{}"}
+
 GOOD: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("turn/start", {"turn": 1, "trigger": {"kind": "message"}}),
-    ("user/message", {"content": []}),
+    ("turn/start", {"turn": 1, "trigger": {"kind": "message", "source": SOURCE}}),
+    ("user/message", {"content": [], "source": SOURCE}),
     ("step/start", {"turn": 1, "step": 1}),
-    ("assistant/chunk", {"turn": 1, "step": 1, "chunk": {}}),
+    ("assistant/chunk", {"turn": 1, "step": 1, "chunk": CHUNK}),
     ("assistant/message", {"turn": 1, "step": 1, "content": []}),
     ("tool/call", {"turn": 1, "step": 1, "callId": "c1", "name": "t", "arguments": "{}"}),
     ("tool/result", {"turn": 1, "step": 1, "callId": "c1", "content": [], "isError": False}),
     ("step/end", {"turn": 1, "step": 1}),
-    ("steering/message", {"turn": 1, "content": []}),
+    ("steering/message", {"turn": 1, "content": [], "source": SOURCE}),
     ("step/start", {"turn": 1, "step": 2}),
     ("step/end", {"turn": 1, "step": 2}),
     ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
     ("turn/start", {"turn": 2, "trigger": {"kind": "injection"}}),
-    ("context/message", {"content": []}),
+    ("context/message", {"content": [], "source": SOURCE}),
     ("turn/end", {"turn": 2, "reason": {"kind": "completed"}}),
 )
 
@@ -58,53 +65,68 @@ def test_seq_must_be_contiguous() -> None:
 @pytest.mark.parametrize(
     ("entries", "expected"),
     [
-        ([("user/message", {})], "seq 0 (user/message): outside any turn"),
         (
-            [("turn/start", {"turn": 2})],
+            [("user/message", {"content": [], "source": SOURCE})],
+            "seq 0 (user/message): outside any turn",
+        ),
+        (
+            [("turn/start", {"turn": 2, "trigger": TRIGGER})],
             "seq 0 (turn/start): turn 2 does not follow turn 0",
         ),
         (
-            [("turn/start", {"turn": 1}), ("turn/start", {"turn": 2})],
+            [
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
+                ("turn/start", {"turn": 2, "trigger": TRIGGER}),
+            ],
             "seq 1 (turn/start): turn 1 is still open",
         ),
         (
-            [("turn/start", {"turn": 1}), ("step/start", {"turn": 1, "step": 2})],
+            [
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
+                ("step/start", {"turn": 1, "step": 2}),
+            ],
             "seq 1 (step/start): step 2 does not follow step 0",
         ),
         (
-            [("turn/start", {"turn": 1}), ("assistant/chunk", {"turn": 1, "step": 1})],
+            [
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
+                ("assistant/chunk", {"turn": 1, "step": 1, "chunk": CHUNK}),
+            ],
             "seq 1 (assistant/chunk): outside any step",
         ),
         (
             [
-                ("turn/start", {"turn": 1}),
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
                 ("step/start", {"turn": 1, "step": 1}),
-                ("assistant/message", {"turn": 1, "step": 2}),
+                ("assistant/message", {"turn": 1, "step": 2, "content": []}),
             ],
             "seq 2 (assistant/message): names step 2 inside step 1",
         ),
         (
-            [("turn/start", {"turn": 1}), ("steering/message", {"turn": 3})],
+            [
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
+                ("steering/message", {"turn": 3, "content": [], "source": SOURCE}),
+            ],
             "seq 1 (steering/message): names turn 3 inside turn 1",
         ),
         (
             [
-                ("turn/start", {"turn": 1}),
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
                 ("step/start", {"turn": 1, "step": 1}),
-                ("tool/result", {"turn": 1, "step": 1, "callId": "x"}),
+                ("tool/result", {"turn": 1, "step": 1, "callId": "x", **RESULT}),
             ],
             "seq 2 (tool/result): no earlier tool/call 'x' in this turn",
         ),
         (
             [
-                ("turn/start", {"turn": 1}),
+                ("turn/start", {"turn": 1, "trigger": TRIGGER}),
                 ("step/start", {"turn": 1, "step": 1}),
-                ("turn/end", {"turn": 1}),
+                ("turn/end", {"turn": 1, "reason": COMPLETED}),
             ],
             "seq 2 (turn/end): step 1 is still open",
         ),
         (
-            [("turn/start", {"turn": 1}), ("step/end", {"turn": 1, "step": 1})],
+            [("turn/start", {"turn": 1, "trigger": TRIGGER}), ("step/end", {"turn": 1, "step": 1})],
             "seq 1 (step/end): step 1.1 is not the open step",
         ),
     ],
@@ -117,7 +139,7 @@ def test_calls_are_answered_once_and_before_the_turn_ends() -> None:
     call = {"turn": 1, "step": 1, "callId": "c", "name": "t", "arguments": "{}"}
     result = {"turn": 1, "step": 1, "callId": "c", "content": [], "isError": False}
     events = _log(
-        ("turn/start", {"turn": 1}),
+        ("turn/start", {"turn": 1, "trigger": TRIGGER}),
         ("step/start", {"turn": 1, "step": 1}),
         ("tool/call", call),
         ("tool/call", call),
@@ -125,7 +147,7 @@ def test_calls_are_answered_once_and_before_the_turn_ends() -> None:
         ("tool/result", result),
         ("tool/result", result),
         ("step/end", {"turn": 1, "step": 1}),
-        ("turn/end", {"turn": 1}),
+        ("turn/end", {"turn": 1, "reason": COMPLETED}),
     )
     assert _violations(events) == [
         "seq 3 (tool/call): tool call id 'c' is missing or repeated",

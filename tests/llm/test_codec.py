@@ -15,6 +15,8 @@ from dsh_lsp.llm import (
     CallId,
     ContentBlock,
     ExtensionBlock,
+    ExtensionFinish,
+    ExtensionSource,
     FinishChunk,
     FinishError,
     JsonObject,
@@ -23,6 +25,7 @@ from dsh_lsp.llm import (
     LlmError,
     Message,
     MessageSource,
+    OpaqueBlock,
     PluginSource,
     StreamChunk,
     TextBlock,
@@ -35,6 +38,8 @@ from dsh_lsp.llm import (
     chunk_from_json,
     chunk_to_json,
     dumps_compact,
+    finish_from_json,
+    finish_to_json,
     loads_strict,
     message_from_json,
     message_to_json,
@@ -97,9 +102,9 @@ def test_record_shapes_are_tagged_camel_case_and_omit_absent_fields() -> None:
         {"type": "text-delta", "index": "0", "text": "x"},
         {"type": "text-delta", "index": True, "text": "x"},
         {"type": "text-delta", "index": 0},
-        {"type": "block-end", "index": 0, "block": {"type": "unknown-kind"}},
+        {"type": "block-end", "index": 0, "block": {"type": 7}},
         {"type": "usage", "usage": {"inputTokens": 1}},
-        {"type": "finish", "reason": {"type": "later"}},
+        {"type": "finish", "reason": {"message": "no tag"}},
         {"type": "tool-call-delta", "index": 0, "id": 5, "argumentsDelta": ""},
     ],
 )
@@ -162,7 +167,7 @@ def test_extension_decode_errors_become_malformed_records() -> None:
     assert caught.value.code == LlmCode.MALFORMED_RECORD
 
 
-def test_unregistered_kind_is_not_decodable_and_registration_is_counted() -> None:
+def test_an_unregistered_kind_stays_opaque_and_registration_is_counted() -> None:
     first = register_block_type(TodoBlock)
     second = register_block_type(TodoBlock)
     first()
@@ -170,8 +175,23 @@ def test_unregistered_kind_is_not_decodable_and_registration_is_counted() -> Non
     assert block_type("test-todo") is TodoBlock
     second()
     assert block_type("test-todo") is None
-    with pytest.raises(LlmError, match="unknown block kind 'test-todo'"):
-        block_from_json({"type": "test-todo", "items": []})
+    record: dict[str, JsonValue] = {"items": [], "type": "test-todo"}
+    opaque = block_from_json(record)
+    assert opaque == OpaqueBlock(kind="test-todo", record=record)
+    assert dumps_compact(block_to_json(opaque)) == dumps_compact(record)  # same bytes back
+
+
+def test_unknown_finish_reasons_and_sources_stay_opaque_and_round_trip() -> None:
+    finish: dict[str, JsonValue] = {"type": "later", "detail": 1}
+    reason = finish_from_json(finish)
+    assert isinstance(reason, ExtensionFinish)
+    assert reason.kind == "later"
+    assert dumps_compact(finish_to_json(reason)) == dumps_compact(finish)
+    source: dict[str, JsonValue] = {"kind": "robot", "name": "r2"}
+    decoded = source_from_json(source)
+    assert isinstance(decoded, ExtensionSource)
+    assert decoded.kind == "robot"
+    assert dumps_compact(source_to_json(decoded)) == dumps_compact(source)
 
 
 @pytest.mark.usefixtures("todo_registered")

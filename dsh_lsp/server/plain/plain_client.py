@@ -22,11 +22,16 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
-from dsh_lsp.llm import ContentBlock, JsonValue
+from dsh_lsp.llm import ContentBlock, JsonValue, SessionId, TextBlock
 from dsh_lsp.server.errors import TurnRunningError
 from dsh_lsp.server.sessions import BRIDGE, SessionBridge
 from dsh_lsp.server.wire import ClientChannel
-from dsh_lsp.session import ASSISTANT_MESSAGE, SESSION_EVENT, TOOL_CALL, SessionEventNotice
+from dsh_lsp.session import (
+    SESSION_EVENT,
+    AssistantMessagePayload,
+    SessionEventNotice,
+    ToolCallPayload,
+)
 from dsh_lsp.tools import TOOLS, ToolRegistry
 
 from .progress import TurnProgress, progress_message
@@ -50,7 +55,7 @@ _ENDINGS: Final[dict[str, tuple[int, str]]] = {
 
 @dataclass(slots=True, kw_only=True)
 class _Turn:
-    session_id: str
+    session_id: SessionId
     cwd: str | None
     progress: TurnProgress | None = None
     answer: str = ""
@@ -75,18 +80,18 @@ class PlainClient:
         self._channel = channel
         self._progress = progress
         self._default_cwd = default_cwd
-        self._turns: dict[str, _Turn] = {}
-        self._tokens: dict[str, str] = {}
+        self._turns: dict[SessionId, _Turn] = {}
+        self._tokens: dict[str, SessionId] = {}
         self._counter = itertools.count(1)
-        self.active: str | None = None
+        self.active: SessionId | None = None
         """The session prompts go to."""
 
-    async def new_session(self) -> str:
+    async def new_session(self) -> SessionId:
         """Start a session in the first workspace folder and make it active."""
-        self.active = str(await self._bridge.new_session(None))
+        self.active = await self._bridge.new_session(None)
         return self.active
 
-    async def resume_last(self) -> str | None:
+    async def resume_last(self) -> SessionId | None:
         """Resume the most recently updated session and make it active (None: there is
         none). Raises what ``SessionBridge.resume`` raises."""
         sessions = await self._bridge.list_sessions()
@@ -94,10 +99,10 @@ class PlainClient:
             return None
         first = sessions[0]
         assert isinstance(first, dict)
-        self.active = str(await self._bridge.resume(str(first["sessionId"])))
+        self.active = await self._bridge.resume(SessionId(str(first["sessionId"])))
         return self.active
 
-    async def prompt(self, content: tuple[ContentBlock, ...], excerpt: str) -> str:
+    async def prompt(self, content: tuple[ContentBlock, ...], excerpt: str) -> SessionId:
         """Start a turn of the active session (a new one if none) in the background and
         return its id. Raises TurnRunningError while that session still answers."""
         session_id = self.active or await self.new_session()
@@ -107,7 +112,7 @@ class PlainClient:
         self._ctx.start_soon(self._run, turn, content, excerpt, name=f"dsh.prompt {session_id}")
         return session_id
 
-    def cancel(self, session_id: str | None = None) -> bool:
+    def cancel(self, session_id: SessionId | None = None) -> bool:
         """Cancel the turn of ``session_id`` (default: the active session); True when one
         was running."""
         target = session_id or self.active
@@ -129,14 +134,16 @@ class PlainClient:
             return
         event = notice.event
         try:
-            if event.type == TOOL_CALL and turn.progress is not None:
-                name = str(event.data.get("name"))
-                view = self._tools.present_call(name, _arguments(event.data.get("arguments")))
-                turn.progress.report(progress_message(view, turn.cwd))
-            elif event.type == ASSISTANT_MESSAGE:
-                text = _text(event.data.get("content"))
-                if text:
-                    turn.answer = text
+            match event.payload:
+                case ToolCallPayload(name=name, arguments=arguments) if turn.progress is not None:
+                    view = self._tools.present_call(name, _arguments(arguments))
+                    turn.progress.report(progress_message(view, turn.cwd))
+                case AssistantMessagePayload(content=content):
+                    text = _text(content)
+                    if text:
+                        turn.answer = text
+                case _:
+                    pass  # nothing else, plugin payloads included, shows in a plain editor
         except Exception:
             _log.exception("progress for event %s of %s failed", event.seq, turn.session_id)
 
@@ -176,9 +183,7 @@ def summary(answer: str) -> str:
     return f"dsh: {first}" + (" (full answer in the dsh-lsp log)" if cut else "")
 
 
-def _arguments(raw: JsonValue) -> JsonValue:
-    if not isinstance(raw, str):
-        return raw
+def _arguments(raw: str) -> JsonValue:
     try:
         parsed: JsonValue = json.loads(raw)
     except ValueError:
@@ -186,15 +191,8 @@ def _arguments(raw: JsonValue) -> JsonValue:
     return parsed
 
 
-def _text(content: JsonValue) -> str:
-    if not isinstance(content, list):
-        return ""
-    parts = [
-        str(block.get("text", ""))
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "text"
-    ]
-    return "".join(parts).strip()
+def _text(content: tuple[ContentBlock, ...]) -> str:
+    return "".join(block.text for block in content if isinstance(block, TextBlock)).strip()
 
 
 PLAIN_CLIENT: ServiceKey[PlainClient] = ServiceKey("lsp-plain-client")

@@ -74,11 +74,11 @@ class SessionBridge:
         self._sink = sink
         self._options = options
         self._default_cwd = default_cwd
-        self._records: dict[str, SessionRecord] = {}
-        self._opening: dict[str, anyio.Event] = {}
+        self._records: dict[SessionId, SessionRecord] = {}
+        self._opening: dict[SessionId, anyio.Event] = {}
         self._closed = False
 
-    def translator(self, session_id: str) -> UpdateTranslator | None:
+    def translator(self, session_id: SessionId) -> UpdateTranslator | None:
         """The live translator of an open session (permission cards use it)."""
         record = self._records.get(session_id)
         return None if record is None else record.translator
@@ -94,7 +94,7 @@ class SessionBridge:
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by
         the time of its last event, a stored one by its last write."""
-        entries: dict[str, ListEntry] = {}
+        entries: dict[SessionId, ListEntry] = {}
         persistence = self._ctx.get(SESSION_PERSISTENCE)
         if persistence is not None:
             for stored in await persistence.list():
@@ -104,7 +104,7 @@ class SessionBridge:
         ordered = sorted(entries.values(), key=lambda e: _int(e["updatedAt"]), reverse=True)
         return list(ordered)
 
-    async def resume(self, session_id: str) -> SessionId:
+    async def resume(self, session_id: SessionId) -> SessionId:
         """Open a stored session (or take the open one), replay its whole log as updates,
         then return its id.
 
@@ -120,7 +120,7 @@ class SessionBridge:
             self._sink.flush(session_id)
         return SessionId(record.session_id)
 
-    async def _open(self, session_id: str) -> SessionRecord:
+    async def _open(self, session_id: SessionId) -> SessionRecord:
         while (opening := self._opening.get(session_id)) is not None:
             await opening.wait()
         record = self._records.get(session_id)
@@ -139,7 +139,9 @@ class SessionBridge:
         record = self._records[session_id] = SessionRecord.opened(handle, self._tools)
         return record
 
-    async def prompt(self, session_id: str, content: tuple[ContentBlock, ...]) -> PromptResult:
+    async def prompt(
+        self, session_id: SessionId, content: tuple[ContentBlock, ...]
+    ) -> PromptResult:
         """Send ``content`` and wait for the turn it starts to end.
 
         Raises UnknownSessionError, TurnRunningError, TurnFailedError (the turn ended with
@@ -201,7 +203,7 @@ class SessionBridge:
                 pending.reconcile(agent.session.events[pending.watermark :])
         self._sink.flush(record.session_id)
 
-    def cancel(self, session_id: str) -> None:
+    def cancel(self, session_id: SessionId) -> None:
         """Cancel the session's turn; its prompt answers ``cancelled`` once the turn has
         ended. Unknown sessions are ignored (this serves a notification)."""
         record = self._records.get(session_id)
@@ -260,7 +262,7 @@ class SessionBridge:
                 group.start_soon(self._dispose, session_id, record)
         self._records.clear()
 
-    async def _dispose(self, session_id: str, record: SessionRecord) -> None:
+    async def _dispose(self, session_id: SessionId, record: SessionRecord) -> None:
         try:
             if record.handle is not None:
                 await record.handle.dispose()

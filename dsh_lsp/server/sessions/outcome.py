@@ -17,32 +17,58 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, assert_never
 
 import anyio
 
-from dsh_lsp.llm import JsonObject, JsonValue
+from dsh_lsp.llm import JsonObject, JsonValue, TokenUsage, usage_to_json
 from dsh_lsp.server.errors import TurnFailedError
-from dsh_lsp.session import SessionEvent
+from dsh_lsp.session import (
+    AssistantMessagePayload,
+    ExtensionTurnEnd,
+    MessageTrigger,
+    SessionEvent,
+    TurnAborted,
+    TurnCompleted,
+    TurnDisposed,
+    TurnEndPayload,
+    TurnEndReason,
+    TurnFailed,
+    TurnInterrupted,
+    TurnMaxSteps,
+    TurnMaxTokens,
+    TurnRejected,
+    TurnStartPayload,
+)
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "refusal"]
-
-_STOP_REASONS: Final[dict[str, StopReason]] = {
-    "completed": "end_turn",
-    "max-tokens": "max_tokens",
-    "max-steps": "max_turn_requests",
-    "aborted": "cancelled",
-    "disposed": "cancelled",
-    "interrupted": "cancelled",
-    "rejected": "refusal",
-}
 
 USAGE_FIELDS: Final = ("inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens")
 
 
-def stop_reason(turn_end_kind: str) -> StopReason | None:
-    """The ``stopReason`` of a turn that ended with ``turn_end_kind``; None for ``error``."""
-    return _STOP_REASONS.get(turn_end_kind)
+def stop_reason(reason: TurnEndReason) -> StopReason | None:
+    """The ``stopReason`` of a turn that ended for ``reason``; None for a failed turn.
+
+    A plugin turn-end kind reads as ``end_turn`` (the documented default: the turn ended
+    without an error).
+    """
+    match reason:
+        case TurnCompleted():
+            return "end_turn"
+        case TurnMaxTokens():
+            return "max_tokens"
+        case TurnMaxSteps():
+            return "max_turn_requests"
+        case TurnAborted() | TurnDisposed() | TurnInterrupted():
+            return "cancelled"
+        case TurnRejected():
+            return "refusal"
+        case TurnFailed():
+            return None
+        case ExtensionTurnEnd():
+            return "end_turn"
+        case _:
+            assert_never(reason)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,19 +137,22 @@ class PendingPrompt:
         the watermark, or before ``begin``, are ignored."""
         if self.outcome is not None or self.watermark is None or event.seq < self.watermark:
             return False
-        data = event.data
+        payload = event.payload
         if self.turn is None:
-            if event.type == "turn/start" and _is_message_turn(data.get("trigger")):
-                turn = data.get("turn")
-                self.turn = turn if isinstance(turn, int) else None
+            if isinstance(payload, TurnStartPayload) and isinstance(
+                payload.trigger, MessageTrigger
+            ):
+                self.turn = payload.turn
             return False
-        if data.get("turn") != self.turn:
-            return False
-        if event.type == "assistant/message":
-            self._add_usage(data.get("usage"))
-        elif event.type == "turn/end":
-            self._settle(_outcome(data.get("reason"), self._summed_usage()))
-            return True
+        match payload:
+            case AssistantMessagePayload(turn=turn, usage=usage) if turn == self.turn:
+                if usage is not None:
+                    self._add_usage(usage)
+            case TurnEndPayload(turn=turn, reason=reason) if turn == self.turn:
+                self._settle(_outcome(reason, self._summed_usage()))
+                return True
+            case _:
+                pass  # other events, other turns and plugin payloads do not settle a prompt
         return False
 
     def reconcile(self, events: Iterable[SessionEvent]) -> None:
@@ -160,12 +189,9 @@ class PendingPrompt:
             self._done.set()
             self._woken.set()
 
-    def _add_usage(self, usage: JsonValue) -> None:
-        if not isinstance(usage, dict):
-            return
-        for field in USAGE_FIELDS:
-            value = usage.get(field)
-            if isinstance(value, int) and not isinstance(value, bool):
+    def _add_usage(self, usage: TokenUsage) -> None:
+        for field, value in usage_to_json(usage).items():
+            if isinstance(value, int):
                 self._usage[field] = self._usage.get(field, 0) + value
 
     def _summed_usage(self) -> JsonObject | None:
@@ -174,21 +200,11 @@ class PendingPrompt:
         return {field: self._usage.get(field, 0) for field in USAGE_FIELDS}
 
 
-def _is_message_turn(trigger: JsonValue) -> bool:
-    return isinstance(trigger, dict) and trigger.get("kind") == "message"
-
-
-def _outcome(reason: JsonValue, usage: JsonObject | None) -> Settlement:
-    kind = reason.get("kind") if isinstance(reason, dict) else None
-    stop = stop_reason(str(kind))
-    if stop is not None:
-        return PromptResult(stop_reason=stop, usage=usage)
-    detail = reason if isinstance(reason, dict) else {}
-    message = detail.get("message")
-    code = detail.get("code")
-    step = detail.get("step")
-    return TurnFailedError(
-        str(message) if message else "the turn failed",
-        code=str(code) if code else "UNKNOWN",
-        step=step if isinstance(step, int) else None,
-    )
+def _outcome(reason: TurnEndReason, usage: JsonObject | None) -> Settlement:
+    if isinstance(reason, TurnFailed):
+        return TurnFailedError(
+            reason.message or "the turn failed", code=reason.code or "UNKNOWN", step=reason.step
+        )
+    stop = stop_reason(reason)
+    assert stop is not None  # only a failed turn has none
+    return PromptResult(stop_reason=stop, usage=usage)

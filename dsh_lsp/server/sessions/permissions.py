@@ -21,7 +21,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from dsh_lsp.llm import CallId, JsonObject, JsonValue
+from dsh_lsp.llm import CallId, JsonObject, JsonValue, SessionId
 from dsh_lsp.server.wire import (
     CancelledOutcome,
     ClientChannel,
@@ -49,7 +49,7 @@ OPTIONS: Final[tuple[tuple[PermissionOutcome, str], ...]] = (
 )
 """(optionId and kind, button name) of every option offered, in order."""
 
-TranslatorLookup = Callable[[str], UpdateTranslator | None]
+TranslatorLookup = Callable[[SessionId], UpdateTranslator | None]
 """The live translator of a session bridged to this client, or None."""
 
 
@@ -69,7 +69,7 @@ class EditorPermissions:
         self, exec: ToolExecution, view: ToolCallView, reason: str | None
     ) -> PermissionOutcome:
         """Ask the user about ``exec``; never raises except on cancellation."""
-        session_id = None if exec.session is None else str(exec.session.id)
+        session_id = None if exec.session is None else exec.session.id
         translator = None if session_id is None else self._translators(session_id)
         if session_id is None or translator is None:
             _log.info("refused %s: its session is not open in this editor", exec.name)
@@ -94,7 +94,7 @@ class EditorPermissions:
         return outcome
 
     async def _ask_rich(
-        self, session_id: str, card: JsonObject, reason: str | None
+        self, session_id: SessionId, card: JsonObject, reason: str | None
     ) -> PermissionOutcome:
         tool_call = {
             key: card[key]

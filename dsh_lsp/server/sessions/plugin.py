@@ -4,8 +4,9 @@ Injects ``AGENTS`` and ``TOOLS``. It builds the ``UpdateSink`` (its flusher is a
 plugin's fiber) and the ``SessionBridge`` (provided as ``BRIDGE``), listens to
 ``SESSION_EVENT`` and ``agent/status``, provides ``PERMISSIONS`` (``EditorPermissions``)
 and registers the ``dsh.permissions`` policy ahead of every other ``tools/pre-execute``
-listener. Unloading it closes the bridge first: turns are cancelled, prompts settled and
-agents disposed while the rest of the kernel still stands.
+listener, and the ``todo/write`` payload class the plan updates render. Unloading it closes
+the bridge first: turns are cancelled, prompts settled and agents disposed while the rest of
+the kernel still stands.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from dsh_lsp.agent import AGENT_STATUS, AGENTS, AgentOptions
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
 from dsh_lsp.server.settings import PermissionSettings
 from dsh_lsp.server.wire import ClientChannel
-from dsh_lsp.session import SESSION_EVENT
+from dsh_lsp.session import EVENT_PAYLOADS, SESSION_EVENT
 from dsh_lsp.tools import PERMISSIONS, TOOLS, TOOLS_PRE_EXECUTE
 
 from .bridge import SessionBridge
 from .permissions import EditorPermissions
 from .policy import permission_policy
 from .sink import UpdateSink
+from .updates import TodoWritePayload
 
 BRIDGE: ServiceKey[SessionBridge] = ServiceKey("lsp-bridge")
 """The session bridge the LSP handlers talk to."""
@@ -51,6 +53,7 @@ class ServerBridgePlugin(Plugin[None]):
     async def apply(self, ctx: Context, config: None) -> None:
         """Wire the bridge; everything registered here leaves with this plugin."""
         tools = ctx.require(TOOLS)
+        ctx.effect(lambda: EVENT_PAYLOADS.register(TodoWritePayload))
         sink = UpdateSink(self._channel)
         bridge = SessionBridge(
             ctx,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dsh_lsp.agent import AgentHandle
-from dsh_lsp.llm import JsonValue
+from dsh_lsp.llm import JsonValue, SessionId
 from dsh_lsp.session import StoredSession, wall_clock_ms
 from dsh_lsp.tools import ToolRegistry
 
@@ -28,7 +28,7 @@ class SessionRecord:
     """One session open in this editor; ``handle`` is None until the first prompt of a
     reserved session creates its agent."""
 
-    session_id: str
+    session_id: SessionId
     cwd: str | None
     created_at: int
     """Milliseconds since the epoch: the stored header's, or when the id was reserved."""
@@ -37,7 +37,7 @@ class SessionRecord:
     prompt: PendingPrompt | None = None
 
     @classmethod
-    def reserved(cls, session_id: str, cwd: str | None, tools: ToolRegistry) -> SessionRecord:
+    def reserved(cls, session_id: SessionId, cwd: str | None, tools: ToolRegistry) -> SessionRecord:
         """The record of a new session that has no agent yet."""
         return cls(
             session_id=session_id,
@@ -77,7 +77,7 @@ def stored_entry(stored: StoredSession) -> ListEntry:
 
 
 def _entry(
-    session_id: str, cwd: str | None, title: str | None, created: int, updated: int
+    session_id: SessionId, cwd: str | None, title: str | None, created: int, updated: int
 ) -> ListEntry:
     entry: ListEntry = {"sessionId": session_id, "cwd": cwd, "createdAt": created}
     if title is not None:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from dsh_lsp.llm import ContentBlock, TextBlock
-from dsh_lsp.session import SessionEvent
+from dsh_lsp.session import SessionEvent, UserMessagePayload
 
 from .attachment_frame import attachment_link
 
@@ -33,15 +33,9 @@ def session_title(content: Iterable[ContentBlock]) -> str | None:
 def title_from_log(events: Iterable[SessionEvent]) -> str | None:
     """The title of a logged session: that of its first user message with typed text."""
     for event in events:
-        if event.type != "user/message":
-            continue
-        blocks = event.data.get("content")
-        texts = [
-            TextBlock(text=str(block.get("text", "")))
-            for block in (blocks if isinstance(blocks, list) else ())
-            if isinstance(block, dict) and block.get("type") == "text"
-        ]
-        title = session_title(texts)
-        if title is not None:
-            return title
+        payload = event.payload
+        if isinstance(payload, UserMessagePayload):
+            title = session_title(payload.content)
+            if title is not None:
+                return title
     return None

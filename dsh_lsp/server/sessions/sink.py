@@ -19,7 +19,7 @@ from typing import Final
 
 import anyio
 
-from dsh_lsp.llm import JsonObject
+from dsh_lsp.llm import JsonObject, SessionId
 from dsh_lsp.server.wire import ClientChannel
 
 from .updates import TEXT_CHUNK, THOUGHT_CHUNK
@@ -52,11 +52,11 @@ class UpdateSink:
         self._channel = channel
         self._window = window
         self._clock = clock
-        self._buffered: dict[str, _Buffered] = {}
-        self._last_chunk: dict[str, float] = {}
+        self._buffered: dict[SessionId, _Buffered] = {}
+        self._last_chunk: dict[SessionId, float] = {}
         self._wake = anyio.Event()
 
-    def send(self, session_id: str, update: JsonObject) -> None:
+    def send(self, session_id: SessionId, update: JsonObject) -> None:
         """Send (or buffer, for a chunk) one update of ``session_id``; never raises."""
         if not self._channel.features.session_updates:
             return
@@ -82,7 +82,7 @@ class UpdateSink:
         self._buffered[session_id] = _Buffered(kind=str(kind), parts=[text])
         self._wake.set()
 
-    def flush(self, session_id: str | None = None) -> None:
+    def flush(self, session_id: SessionId | None = None) -> None:
         """Send the buffered chunk text of ``session_id`` (every session when None)."""
         ids = list(self._buffered) if session_id is None else [session_id]
         for sid in ids:
@@ -91,7 +91,7 @@ class UpdateSink:
                 self._last_chunk[sid] = self._clock()
                 self._emit(sid, {"kind": buffered.kind, "text": "".join(buffered.parts)})
 
-    def forget(self, session_id: str) -> None:
+    def forget(self, session_id: SessionId) -> None:
         """Flush and drop the bookkeeping of a session that closed."""
         self.flush(session_id)
         self._last_chunk.pop(session_id, None)
@@ -104,5 +104,5 @@ class UpdateSink:
             await anyio.sleep(self._window)
             self.flush()
 
-    def _emit(self, session_id: str, update: JsonObject) -> None:
+    def _emit(self, session_id: SessionId, update: JsonObject) -> None:
         self._channel.notify(UPDATE_METHOD, {"sessionId": session_id, "update": update})

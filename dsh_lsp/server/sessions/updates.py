@@ -9,7 +9,7 @@ the call id → (name, arguments) map a ``tool/result`` needs, since results do 
 event                         update(s)
 ============================  ==========================================================
 ``turn/start``                ``state_update{state: running}``
-``turn/end``                  ``state_update{state: idle, stopReason?, error?}``
+``turn/end``                  ``state_update{state: idle, stopReason | error}``
 ``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
@@ -23,20 +23,37 @@ event                         update(s)
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Sequence
-from typing import Final, Literal
+from dataclasses import dataclass
+from typing import ClassVar, Final, Literal, Self
 
 from dsh_lsp.llm import (
     CallId,
+    ContentBlock,
     JsonObject,
     JsonValue,
-    LlmError,
+    ReasoningDelta,
+    StreamChunk,
     TextBlock,
-    block_from_json,
+    TextDelta,
+    ToolCallDelta,
+    usage_to_json,
 )
-from dsh_lsp.session import SessionEvent
+from dsh_lsp.session import (
+    AssistantChunkPayload,
+    AssistantMessagePayload,
+    ExtensionPayload,
+    SessionEvent,
+    SteeringMessagePayload,
+    ToolCallPayload,
+    ToolResultPayload,
+    TurnEndPayload,
+    TurnEndReason,
+    TurnFailed,
+    TurnStartPayload,
+    UserMessagePayload,
+)
 from dsh_lsp.tools import (
     FileDiff,
     ToolCallView,
@@ -53,8 +70,6 @@ from .attachment_frame import attachment_link
 from .display_paths import relative_title
 from .outcome import stop_reason
 
-_log = logging.getLogger(__name__)
-
 MAX_RESULT_TEXT: Final = 20_000
 """Characters of a tool result's text shown on its card (the model saw all of it)."""
 
@@ -65,6 +80,52 @@ ToolStatus = Literal["pending", "in_progress", "completed", "failed", "cancelled
 
 TEXT_CHUNK: Final = "agent_message_chunk"
 THOUGHT_CHUNK: Final = "agent_thought_chunk"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanEntry:
+    """One entry of a ``todo/write`` plan."""
+
+    content: str
+    status: str = "pending"
+    priority: str = "medium"
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The entry as a ``plan_update`` shows it."""
+        return {"content": self.content, "status": self.status, "priority": self.priority}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TodoWritePayload(ExtensionPayload):
+    """The payload of a plugin's ``todo/write {todos: [{content, status?, priority?}]}``.
+
+    The server renders plans, so it types the event: ``ServerBridgePlugin`` registers this
+    class with ``EVENT_PAYLOADS`` for as long as it is loaded. Decoding is lenient, as a
+    display should be: entries that are not objects are dropped, missing fields defaulted.
+    """
+
+    kind: ClassVar[str] = "todo/write"
+    entries: tuple[PlanEntry, ...]
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """``{todos: [...]}``."""
+        return {"todos": [entry.to_json() for entry in self.entries]}
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> Self:
+        """The plan in ``data["todos"]`` (none when it is not an array)."""
+        todos = data.get("todos")
+        return cls(
+            entries=tuple(
+                PlanEntry(
+                    content=str(todo.get("content", "")),
+                    status=str(todo.get("status", "pending")),
+                    priority=str(todo.get("priority", "medium")),
+                )
+                for todo in (todos if isinstance(todos, list) else ())
+                if isinstance(todo, dict)
+            )
+        )
 
 
 class UpdateTranslator:
@@ -79,73 +140,67 @@ class UpdateTranslator:
 
     def translate(self, event: SessionEvent) -> list[JsonObject]:
         """The updates ``event`` produces (often none)."""
-        data = event.data
-        match event.type:
-            case "assistant/chunk":
-                return self._chunk(data.get("chunk"))
-            case "turn/start":
+        match event.payload:
+            case AssistantChunkPayload(chunk=chunk):
+                return self._chunk(chunk)
+            case TurnStartPayload():
                 return [{"kind": "state_update", "state": "running"}]
-            case "turn/end":
-                return [_idle(data.get("reason"))]
-            case "user/message" | "steering/message":
-                return [{"kind": "user_message", "content": _content(data.get("content"))}]
-            case "assistant/message":
-                usage = data.get("usage")
-                return [{"kind": "usage_update", **usage}] if isinstance(usage, dict) else []
-            case "tool/call":
-                return [self._call(data)]
-            case "tool/result":
-                return [self._result(data)]
-            case "todo/write":
-                return [{"kind": "plan_update", "entries": _plan(data.get("todos"))}]
+            case TurnEndPayload(reason=reason):
+                return [_idle(reason)]
+            case UserMessagePayload(content=content) | SteeringMessagePayload(content=content):
+                return [{"kind": "user_message", "content": _content(content)}]
+            case AssistantMessagePayload(usage=usage):
+                return [] if usage is None else [{"kind": "usage_update", **usage_to_json(usage)}]
+            case ToolCallPayload() as call:
+                return [self._call(call)]
+            case ToolResultPayload() as result:
+                return [self._result(result)]
+            case TodoWritePayload(entries=entries):
+                return [{"kind": "plan_update", "entries": [e.to_json() for e in entries]}]
+            case _:
+                return []  # default: other core types and plugin payloads show nothing
+
+    def _chunk(self, chunk: StreamChunk) -> list[JsonObject]:
+        match chunk:
+            case TextDelta(text=text):
+                return [{"kind": TEXT_CHUNK, "text": text}]
+            case ReasoningDelta(text=text):
+                return [{"kind": THOUGHT_CHUNK, "text": text}]
+            case ToolCallDelta(id=call_id, name=name) if call_id is not None and name:
+                card: dict[str, JsonValue] = {
+                    "toolCallId": call_id,
+                    "name": name,
+                    "title": name,
+                    "kind": "other",
+                    "status": "pending",
+                }
+                return [tool_call_update(card)]
             case _:
                 return []
 
-    def _chunk(self, chunk: JsonValue) -> list[JsonObject]:
-        if not isinstance(chunk, dict):
-            return []
-        match chunk.get("type"):
-            case "text-delta":
-                return [{"kind": TEXT_CHUNK, "text": chunk.get("text", "")}]
-            case "reasoning-delta":
-                return [{"kind": THOUGHT_CHUNK, "text": chunk.get("text", "")}]
-            case "tool-call-delta":
-                call_id, name = chunk.get("id"), chunk.get("name")
-                if isinstance(call_id, str) and isinstance(name, str) and name:
-                    return [
-                        tool_call_update(
-                            {
-                                "toolCallId": call_id,
-                                "name": name,
-                                "title": name,
-                                "kind": "other",
-                                "status": "pending",
-                            }
-                        )
-                    ]
-                return []
-            case _:
-                return []
-
-    def _call(self, data: JsonObject) -> JsonObject:
-        call_id, name = str(data.get("callId")), str(data.get("name"))
-        raw = data.get("arguments")
-        args = parse_arguments(raw) if isinstance(raw, str) else raw
-        self._calls[call_id] = (name, args if args is not None else {})
+    def _call(self, call: ToolCallPayload) -> JsonObject:
+        args = parse_arguments(call.arguments)
+        self._calls[call.call_id] = (call.name, args if args is not None else {})
         view = (
-            self._tools.present_call(name, args)
+            self._tools.present_call(call.name, args)
             if self._tools is not None
-            else generic_call_view(name)
+            else generic_call_view(call.name)
         )
-        card = self.card(CallId(call_id), name, view, "in_progress")
+        card = self.card(call.call_id, call.name, view, "in_progress")
         if isinstance(args, dict):
             card["rawInput"] = args
         return tool_call_update(card)
 
-    def _result(self, data: JsonObject) -> JsonObject:
-        call_id = str(data.get("callId"))
+    def _result(self, logged: ToolResultPayload) -> JsonObject:
+        call_id = logged.call_id
         name, args = self._calls.get(call_id, ("", {}))
-        result = _tool_result(data)
+        error = logged.error
+        result = ToolResult(
+            content=logged.content,
+            is_error=logged.is_error,
+            error=None if error is None else ToolErrorInfo(name=error.name, code=error.code),
+            meta=logged.meta,
+        )
         if self._tools is not None and name:
             view = self._tools.present_result(name, args, result)
         else:
@@ -209,63 +264,23 @@ def tool_call_update(card: JsonObject) -> JsonObject:
     return {"kind": "tool_call", "toolCall": card}
 
 
-def _idle(reason: JsonValue) -> JsonObject:
+def _idle(reason: TurnEndReason) -> JsonObject:
     update: dict[str, JsonValue] = {"kind": "state_update", "state": "idle"}
-    kind = reason.get("kind") if isinstance(reason, dict) else None
-    stop = stop_reason(str(kind))
-    if stop is not None:
-        update["stopReason"] = stop
-    elif isinstance(reason, dict) and kind == "error":
-        update["error"] = {"code": reason.get("code", "UNKNOWN"), "message": reason.get("message")}
+    if isinstance(reason, TurnFailed):
+        update["error"] = {"code": reason.code or "UNKNOWN", "message": reason.message}
+    else:
+        update["stopReason"] = stop_reason(reason)
     return update
 
 
-def _content(blocks: JsonValue) -> list[JsonValue]:
+def _content(blocks: tuple[ContentBlock, ...]) -> list[JsonValue]:
     """The prompt blocks of a logged user message: its text, and each attachment as the
-    ``resource_link`` the user sent."""
-    if not isinstance(blocks, list):
-        return []
+    ``resource_link`` the user sent (other blocks are not shown)."""
     out: list[JsonValue] = []
     for block in blocks:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = str(block.get("text", ""))
-            out.append(attachment_link(text) or {"type": "text", "text": text})
+        if isinstance(block, TextBlock):
+            out.append(attachment_link(block.text) or {"type": "text", "text": block.text})
     return out
-
-
-def _plan(todos: JsonValue) -> list[JsonValue]:
-    if not isinstance(todos, list):
-        return []
-    return [
-        {
-            "content": todo.get("content", ""),
-            "status": todo.get("status", "pending"),
-            "priority": todo.get("priority", "medium"),
-        }
-        for todo in todos
-        if isinstance(todo, dict)
-    ]
-
-
-def _tool_result(data: JsonObject) -> ToolResult:
-    blocks = data.get("content")
-    content = []
-    for record in blocks if isinstance(blocks, list) else ():
-        try:
-            content.append(block_from_json(record))
-        except LlmError:
-            _log.debug("skipped an undecodable block of a tool result")
-    error = data.get("error")
-    info = None
-    if isinstance(error, dict):
-        info = ToolErrorInfo(name=str(error.get("name", "")), code=str(error.get("code", "")))
-    meta = data.get("meta")
-    return ToolResult(
-        content=tuple(content),
-        is_error=data.get("isError") is True,
-        error=info,
-        meta=meta if isinstance(meta, dict) else None,
-    )
 
 
 def _result_text(result: ToolResult) -> str:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcInvalidParams
 
+from dsh_lsp.llm import SessionId
 from dsh_lsp.server.settings import describe_validation_error
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True)
@@ -20,7 +21,8 @@ _OPEN = ConfigDict(extra="ignore", frozen=True, alias_generator=to_camel, popula
 
 M = TypeVar("M", bound=BaseModel)
 
-SessionIdText = Annotated[str, Field(min_length=1, max_length=256)]
+SessionIdText = Annotated[SessionId, Field(min_length=1, max_length=256)]
+"""A session id from the wire, branded as it is validated."""
 
 
 class Position(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from dsh_lsp.llm import JsonObject
 from dsh_lsp.server.errors import TurnFailedError
 from dsh_lsp.server.sessions.outcome import PendingPrompt, PromptResult, stop_reason
-from dsh_lsp.session import SessionEvent
+from dsh_lsp.session import SessionEvent, TurnEndKind, end_reason
 
 
 class Log:
@@ -22,7 +24,10 @@ class Log:
         return event
 
     def turn(self, turn: int, *, trigger: str = "message", end: JsonObject | None = None) -> None:
-        self.add("turn/start", {"turn": turn, "trigger": {"kind": trigger}})
+        cause: JsonObject = {"kind": trigger}
+        if trigger == "message":
+            cause = {"kind": trigger, "source": {"kind": "user"}}
+        self.add("turn/start", {"turn": turn, "trigger": cause})
         self.add(
             "assistant/message",
             {
@@ -74,7 +79,7 @@ def test_an_error_end_settles_with_the_turns_code() -> None:
 
 def test_reconcile_without_a_finished_turn_settles_cancelled() -> None:
     log = Log()
-    log.add("turn/start", {"turn": 1, "trigger": {"kind": "message"}})
+    log.add("turn/start", {"turn": 1, "trigger": {"kind": "message", "source": {"kind": "user"}}})
     pending = PendingPrompt(watermark=0)
     pending.reconcile(log.events)
     assert pending.outcome == PromptResult(stop_reason="cancelled")
@@ -112,8 +117,11 @@ def test_the_first_settlement_wins(actions: list[str]) -> None:
         ("error", None),
     ],
 )
-def test_stop_reasons(kind: str, expected: str | None) -> None:
-    assert stop_reason(kind) == expected
+def test_stop_reasons(kind: TurnEndKind, expected: str | None) -> None:
+    fields: dict[str, Any] = {"step": 1, "message": "m"} if kind == "error" else {}
+    if kind == "rejected":
+        fields = {"reason": "no"}
+    assert stop_reason(end_reason(kind, **fields)) == expected
 
 
 async def test_a_cancel_request_wakes_the_waiter_but_the_turns_end_settles() -> None:

@@ -8,9 +8,13 @@ import anyio
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh_lsp.llm import JsonObject, JsonValue
+from dsh_lsp.llm import JsonObject, JsonValue, SessionId
 from dsh_lsp.server.sessions import UpdateSink
 from dsh_lsp.server.wire import ClientFeatures
+
+S = SessionId("s")
+
+S = SessionId("s")
 
 
 @dataclass
@@ -54,10 +58,10 @@ def test_coalesced_chunks_keep_order_and_exact_text(
     for (kind, text), advance in steps:
         clock.now += advance
         if kind == "tool_call":
-            sink.send("s", {"kind": "tool_call", "toolCall": {"toolCallId": "x"}})
+            sink.send(S, {"kind": "tool_call", "toolCall": {"toolCallId": "x"}})
             expected.append(("tool_call", ""))
         else:
-            sink.send("s", {"kind": kind, "text": text})
+            sink.send(S, {"kind": kind, "text": text})
             if text:
                 if expected and expected[-1][0] == kind:
                     expected[-1] = (kind, expected[-1][1] + text)
@@ -78,12 +82,12 @@ def test_coalesced_chunks_keep_order_and_exact_text(
 def test_the_first_chunk_goes_out_at_once_and_a_burst_is_merged() -> None:
     channel, clock = Channel(), Clock()
     sink = UpdateSink(channel, window=0.002, clock=clock)
-    sink.send("s", {"kind": "agent_message_chunk", "text": "a"})
+    sink.send(S, {"kind": "agent_message_chunk", "text": "a"})
     assert updates(channel) == [{"kind": "agent_message_chunk", "text": "a"}]
     for piece in "bcd":
-        sink.send("s", {"kind": "agent_message_chunk", "text": piece})
+        sink.send(S, {"kind": "agent_message_chunk", "text": piece})
     assert len(updates(channel)) == 1
-    sink.flush("s")
+    sink.flush(S)
     assert updates(channel)[-1] == {"kind": "agent_message_chunk", "text": "bcd"}
 
 
@@ -91,7 +95,7 @@ def test_sessions_are_coalesced_separately() -> None:
     channel, clock = Channel(), Clock()
     sink = UpdateSink(channel, window=0.002, clock=clock)
     for session in ("a", "b", "a", "b"):
-        sink.send(session, {"kind": "agent_message_chunk", "text": session})
+        sink.send(SessionId(session), {"kind": "agent_message_chunk", "text": session})
     sink.flush()
     assert [u["text"] for u in updates(channel, "a")] == ["a", "a"]
     assert [u["text"] for u in updates(channel, "b")] == ["b", "b"]
@@ -100,8 +104,8 @@ def test_sessions_are_coalesced_separately() -> None:
 def test_nothing_is_sent_to_a_client_without_session_updates() -> None:
     channel = Channel(features=ClientFeatures())
     sink = UpdateSink(channel)
-    sink.send("s", {"kind": "agent_message_chunk", "text": "x"})
-    sink.send("s", {"kind": "state_update", "state": "idle"})
+    sink.send(S, {"kind": "agent_message_chunk", "text": "x"})
+    sink.send(S, {"kind": "state_update", "state": "idle"})
     sink.flush()
     assert channel.sent == []
 
@@ -123,8 +127,8 @@ async def test_the_flusher_sends_a_buffered_chunk_after_the_window() -> None:
     sink = UpdateSink(channel, window=0.001)
     async with anyio.create_task_group() as group:
         group.start_soon(sink.run)
-        sink.send("s", {"kind": "agent_message_chunk", "text": "a"})
-        sink.send("s", {"kind": "agent_message_chunk", "text": "b"})
+        sink.send(S, {"kind": "agent_message_chunk", "text": "a"})
+        sink.send(S, {"kind": "agent_message_chunk", "text": "b"})
         with anyio.fail_after(5):
             await channel.arrived.wait()
         group.cancel_scope.cancel()

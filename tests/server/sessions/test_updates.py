@@ -11,6 +11,14 @@ Json = Any  # Any: updates are JSON the tests index into
 
 
 def run(translator: UpdateTranslator, type: str, data: Json) -> list[Json]:
+    if type.startswith(("tool/", "assistant/", "step/")):
+        data = {"turn": 1, "step": 1, **data}
+    if type.startswith(("tool/result", "assistant/message", "user/", "context/", "prompt/")):
+        data = {"content": [], **data}
+    if type.startswith(("user/", "context/", "prompt/")):
+        data = {"source": {"kind": "user"}, **data}
+    if type == "prompt/blocked":
+        data = {"reason": "no", **data}
     return list(translator.translate(SessionEvent(type=type, seq=0, time=0, data=data)))
 
 
