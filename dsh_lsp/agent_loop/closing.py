@@ -9,12 +9,15 @@ first if it was not. A finished call whose real result cannot be logged (the ses
 its data) gets a synthetic error result without ``meta`` instead
 (``error{name: "ToolResultUnlogged", code: "RESULT_UNLOGGABLE"}``), so the call never stays
 unanswered. Each closing append is attempted even if an earlier one raised.
+
+Calls and results are appended through ``append_storable``: tool arguments and results (file
+contents a tool read) holding unpaired surrogates are stored with U+FFFD in their place.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVarTuple
 
 from dsh_lsp.agent import InboxMessage
@@ -24,7 +27,12 @@ from dsh_lsp.session import (
     TOOL_CALL,
     TOOL_RESULT,
     TURN_END,
+    Session,
+    SessionError,
+    SessionEvent,
+    SurfaceOp,
     step_end_data,
+    storable,
     tool_call_data,
     tool_result_data,
     turn_end_data,
@@ -52,14 +60,37 @@ def _contained(what: str, append: Callable[[*Ts], object], *args: *Ts) -> None:
         _log.warning("closing append of %s failed (it may still be logged)", what, exc_info=True)
 
 
+def append_storable(
+    session: Session,
+    kind: str,
+    data: JsonObject,
+    *,
+    source_event_seqs: Sequence[int] | None = None,
+    surface_op: SurfaceOp | None = None,
+) -> SessionEvent:
+    """Append one event; when its data is refused and holds unpaired surrogates, append it
+    again with each replaced by U+FFFD (``storable``). Raises what append raises."""
+    try:
+        return session.append(
+            kind, data, source_event_seqs=source_event_seqs, surface_op=surface_op
+        )
+    except SessionError:
+        clean = storable(data)
+        if clean is data:
+            raise
+    return session.append(kind, clean, source_event_seqs=source_event_seqs, surface_op=surface_op)
+
+
 def log_call(agent: LoopAgent, state: TurnState, call: ToolCallBlock) -> None:
     """Append the ``tool/call`` of ``call`` and remember its seq. Raises what append raises
     (the seq is remembered whenever the event was logged)."""
     session = agent.session
     size = len(session.events)
     try:
-        session.append(
-            TOOL_CALL, tool_call_data(state.turn, state.step, call.id, call.name, call.arguments)
+        append_storable(
+            session,
+            TOOL_CALL,
+            tool_call_data(state.turn, state.step, call.id, call.name, call.arguments),
         )
     finally:
         if len(session.events) > size:
@@ -73,7 +104,8 @@ def log_result(agent: LoopAgent, state: TurnState, call: ToolCallBlock, result: 
     size = len(session.events)
     seq = state.call_seqs.get(call.id)
     try:
-        session.append(
+        append_storable(
+            session,
             TOOL_RESULT,
             tool_result_data(
                 state.turn,

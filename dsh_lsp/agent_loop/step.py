@@ -3,7 +3,8 @@
 Order: drain steering (``steering/message``, outside the step) → assemble the system prompt
 (sections, then the agent's own prompt) → ``agent/pre-step`` → ``step/start`` → model call
 (``model_call``) → tool dispatch (``dispatch``) → post-execute and injected context → drain
-steering again (inside the step) → ``step/end``. The cancel marker is checked at each window
+steering again (inside the step) → ``step/end``, then a background flush of the step's events.
+The cancel marker is checked at each window
 between those phases; whatever is being awaited when ``cancel`` comes is cancelled.
 """
 
@@ -24,8 +25,9 @@ from dsh_lsp.session import (
 )
 from dsh_lsp.tools import render_prompt
 
-from .closing import log_waiting_context
+from .closing import append_storable, log_waiting_context
 from .dispatch import dispatch_calls
+from .flush import flush_soon
 from .model_call import call_model
 from .turn_state import TurnInterrupted, TurnState
 
@@ -46,7 +48,8 @@ def log_steering(agent: LoopAgent, state: TurnState) -> bool:
     """
     messages = agent.inbox.drain_steering()
     for message in messages:
-        agent.session.append(
+        append_storable(
+            agent.session,
             STEERING_MESSAGE,
             steering_message_data(state.turn, message.content, message.source),
             surface_op="append",
@@ -77,4 +80,5 @@ async def run_step(agent: LoopAgent, state: TurnState, cancel: anyio.Event) -> b
     log_waiting_context(agent, state)
     steered = log_steering(agent, state)
     agent.session.append(STEP_END, step_end_data(state.turn, step))
+    flush_soon(agent)
     return bool(calls) or steered

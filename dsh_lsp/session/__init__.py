@@ -60,13 +60,17 @@ from .header import header_to_json as header_to_json
 from .json_check import NotJsonError as NotJsonError
 from .json_check import clone_json as clone_json
 from .json_check import is_lossless_json as is_lossless_json
+from .json_check import storable as storable
 from .jsonl import JsonlPersistence as JsonlPersistence
 from .jsonl import JsonlPersistenceConfig as JsonlPersistenceConfig
 from .jsonl import JsonlPersistencePlugin as JsonlPersistencePlugin
 from .kernel_events import SESSION_CREATED as SESSION_CREATED
 from .kernel_events import SESSION_EVENT as SESSION_EVENT
 from .kernel_events import SESSION_FLUSH as SESSION_FLUSH
+from .kernel_events import SESSION_FLUSH_SOON as SESSION_FLUSH_SOON
+from .kernel_events import SESSION_STORED as SESSION_STORED
 from .kernel_events import SessionEventNotice as SessionEventNotice
+from .kernel_events import SessionStored as SessionStored
 from .persistence import SESSION_PERSISTENCE as SESSION_PERSISTENCE
 from .persistence import LoadedSession as LoadedSession
 from .persistence import SessionPersistence as SessionPersistence
@@ -98,7 +102,9 @@ __all__ = (
     "SESSION_CREATED",
     "SESSION_EVENT",
     "SESSION_FLUSH",
+    "SESSION_FLUSH_SOON",
     "SESSION_PERSISTENCE",
+    "SESSION_STORED",
     "STEERING_MESSAGE",
     "STEP_END",
     "STEP_START",
@@ -127,6 +133,7 @@ __all__ = (
     "SessionPersistence",
     "SessionPlugin",
     "SessionStore",
+    "SessionStored",
     "SqlitePersistence",
     "SqlitePersistenceConfig",
     "SqlitePersistencePlugin",
@@ -156,6 +163,7 @@ __all__ = (
     "steering_message_data",
     "step_end_data",
     "step_start_data",
+    "storable",
     "tool_call_data",
     "tool_result_data",
     "turn_end_data",
