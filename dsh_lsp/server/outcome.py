@@ -67,11 +67,23 @@ Settlement = PromptResult | TurnFailedError
 class PendingPrompt:
     """One prompt waiting for its turn; see the module docstring."""
 
-    __slots__ = ("_cancelling", "_done", "_usage", "_woken", "outcome", "turn", "watermark")
+    __slots__ = (
+        "_cancelling",
+        "_done",
+        "_usage",
+        "_woken",
+        "end_seq",
+        "outcome",
+        "turn",
+        "watermark",
+    )
 
     def __init__(self, watermark: int | None = None) -> None:
         self.watermark = watermark
         self.turn: int | None = None
+        self.end_seq: int | None = None
+        """The seq of the ``turn/end`` that settled the prompt (the answer waits until it
+        is stored)."""
         self.outcome: Settlement | None = None
         self._usage: dict[str, int] = {}
         self._done = anyio.Event()
@@ -123,6 +135,8 @@ class PendingPrompt:
         if event.type == "assistant/message":
             self._add_usage(data.get("usage"))
         elif event.type == "turn/end":
+            if self.outcome is None:
+                self.end_seq = event.seq
             self._settle(_outcome(data.get("reason"), self._summed_usage()))
             return True
         return False

@@ -201,7 +201,12 @@ async def test_a_flush_failure_fails_the_turn_before_the_model_is_asked() -> Non
         agent.send("x")
         await agent.when_idle()
         assert reasons(agent.session) == ["error"]
-        assert of_type(agent.session, "turn/end")[0]["reason"]["message"] == "disk full"
+        assert of_type(agent.session, "turn/end")[0]["reason"] == {
+            "kind": "error",
+            "step": 0,
+            "message": "disk full",
+            "code": "UNKNOWN",
+        }
         # the turn's own failure, then the last flush after turn/end (not logged: no place)
         assert [(f.turn, f.step, str(f.error)) for f in failures] == [(1, 0, "disk full")] * 2
         assert [e.type for e in agent.session.events] == ["turn/start", "user/message", "turn/end"]
