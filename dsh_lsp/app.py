@@ -21,7 +21,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import ClassVar, Literal, TextIO
 
 import anyio
 import anyio.to_thread
@@ -36,7 +36,12 @@ from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm import LLM, LLM_STREAM, LlmCode, LlmError, LlmPlugin, LlmRequest, StreamChunk
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS, DeepSeekPlugin, ReasoningEffort, Thinking
 from dsh_lsp.server import DemoPlan, DshSettings, load_file_system
-from dsh_lsp.session import JsonlPersistencePlugin, PersistenceCoordinatorPlugin, SessionPlugin
+from dsh_lsp.session import (
+    JsonlPersistencePlugin,
+    PersistenceCoordinatorPlugin,
+    SessionPlugin,
+    SqlitePersistencePlugin,
+)
 from dsh_lsp.testing import ToolCallSpec, completion, script_to_json, wire_usage
 from dsh_lsp.tools import (
     PERMISSIONS,
@@ -78,6 +83,9 @@ class AppSettings(BaseModel):
     """Sequences that end generation when the model produces them."""
     session_dir: Path | None = None
     """Where JSONL session logs go; ``None``: ``$XDG_STATE_HOME/dsh-lsp/sessions``."""
+    session_store: Literal["jsonl", "sqlite"] = "jsonl"
+    """The storage backend: JSONL files, or one SQLite database (``sessions.sqlite3`` in
+    ``session_dir`` when it is set, else ``$XDG_STATE_HOME/dsh-lsp/sessions.sqlite3``)."""
     max_steps: int = Field(default=64, ge=1)
     """Model requests one turn may make before it ends with ``max-steps``."""
     system_prompt: str | None = None
@@ -121,7 +129,11 @@ async def build_kernel_plugins(
     await ctx.plugin(LlmPlugin)
     await ctx.plugin(DeepSeekPlugin(environ=environ), deepseek)
     await ctx.plugin(SessionPlugin)
-    await ctx.plugin(JsonlPersistencePlugin, {"directory": sessions})
+    if settings.session_store == "sqlite":
+        database = None if sessions is None else str(Path(sessions) / "sessions.sqlite3")
+        await ctx.plugin(SqlitePersistencePlugin, {"path": database})
+    else:
+        await ctx.plugin(JsonlPersistencePlugin, {"directory": sessions})
     await ctx.plugin(PersistenceCoordinatorPlugin)
     await ctx.plugin(ToolsPlugin)
     await ctx.plugin(LocalSearchPlugin)
@@ -224,6 +236,7 @@ async def load_server_plugins(ctx: Context, settings: DshSettings, roots: tuple[
         api_key_env=model.api_key_env,
         thinking=model.thinking,
         session_dir=None if settings.session_dir is None else Path(settings.session_dir),
+        session_store=settings.session_store,
         max_steps=settings.max_steps_per_turn,
     )
     environ = dict(os.environ)

@@ -207,9 +207,10 @@ class ServerState:
         except SettingsError as exc:
             self.show(ERROR, f"dsh-lsp ignored the workspace settings: {exc}")
             return
-        restart = (settings.model, settings.session_dir) != (
+        restart = (settings.model, settings.session_dir, settings.session_store) != (
             self.settings.model,
             self.settings.session_dir,
+            self.settings.session_store,
         )
         self.settings = settings
         if restart and not startup:

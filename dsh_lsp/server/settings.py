@@ -91,6 +91,8 @@ class DshSettings(BaseModel):
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)
     """Where session logs live; ``None``: ``$XDG_STATE_HOME/dsh-lsp/sessions``."""
+    session_store: Literal["jsonl", "sqlite"] = "jsonl"
+    """The storage backend: one JSONL file per session, or one SQLite database."""
 
 
 def parse_settings(raw: object) -> DshSettings:

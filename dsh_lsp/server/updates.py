@@ -9,7 +9,7 @@ the call id → (name, arguments) map a ``tool/result`` needs, since results do 
 event                         update(s)
 ============================  ==========================================================
 ``turn/start``                ``state_update{state: running}``
-``turn/end``                  ``state_update{state: idle, stopReason?, error?}``
+``turn/end``                  ``state_update{state: idle, stopReason?, interrupted?, error?}``
 ``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
@@ -215,6 +215,8 @@ def _idle(reason: JsonValue) -> JsonObject:
     stop = stop_reason(str(kind))
     if stop is not None:
         update["stopReason"] = stop
+        if kind == "interrupted":  # closed by crash repair when the log was loaded
+            update["interrupted"] = True
     elif isinstance(reason, dict) and kind == "error":
         update["error"] = {"code": reason.get("code", "UNKNOWN"), "message": reason.get("message")}
     return update
