@@ -113,11 +113,17 @@ class SessionBridge:
 
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by
-        the time of its last event, a stored one by its last write."""
+        the time of its last event, a stored one by its last write. When the store cannot be
+        listed, the open sessions are (a failed write shows as their ``storeError``)."""
         entries: dict[str, ListEntry] = {}
         persistence = self._ctx.get(SESSION_PERSISTENCE)
         if persistence is not None:
-            for stored in await persistence.list():
+            try:
+                stored_sessions = await persistence.list()
+            except SessionError as exc:  # the open sessions are listed, with their storeError
+                _log.warning("could not list the stored sessions: %s", exc)
+                stored_sessions = []
+            for stored in stored_sessions:
                 entries[stored.header.id] = stored_entry(stored)
         for session_id, record in self._records.items():
             entries[session_id] = record.list_entry()
