@@ -6,7 +6,9 @@ a text answer) with the model in-process (``ScriptedModel``), through the defaul
 does the same work with no harness: it streams the same scripted chunks through a
 ``BlockAssembler`` and calls the same tool function directly. Overhead per step = loop minus
 baseline. It runs once without persistence (target: under 1 ms per step) and once with JSONL
-persistence and its fsync at the turn's flush (target: under 3 ms per step).
+persistence and its fsyncs (target: under 3 ms per step): the durable-turns rule awaits a
+flush at the turn's opening, before each step's tool calls run and at its end, and writes
+behind after each result and step end.
 
 Part 2 writes a 100,000-event session log, then times ``SessionStore.resume`` (read, parse,
 validate, build the session) plus ``derive_messages()`` (target: under 2 s). The baseline is
