@@ -1,7 +1,8 @@
 """Tool dispatch for one step: log the calls, run them, log results in call order (agent_loop).
 
-Every ``tool/call`` of the step is logged first, in call order, and stored (an awaited flush),
-so a call that changes the user's files is on disk before it runs; then the calls run through
+Every ``tool/call`` of the step is logged first, in call order, and stored — an awaited flush
+unless every call is read-only (then a background one) — so a call that may change the
+user's files is on disk before it runs; then the calls run through
 the tools package's ``run_tool_calls`` (sequential, except that consecutive read-only calls
 overlap). Results are logged in call order as soon as every earlier call has one, each citing
 its ``tool/call``, and a background flush is requested after each. Post-execute
@@ -39,13 +40,17 @@ async def dispatch_calls(
 
     Raises TurnInterrupted when the agent was cancelled before the first call, cancellation
     when it is cancelled during the run, what logging a call or result raises, and the
-    ``SessionError`` of a flush that failed (no call has run then).
+    ``SessionError`` of an awaited flush that failed (no call has run then).
     """
     if agent.cancel_requested:
         raise TurnInterrupted
     for call in calls:
         log_call(agent, state, call)
-    await make_durable(agent)  # a call that changes files is on disk before it runs
+    tools = agent.services.tools
+    if all(tools.is_read_only(call.name) for call in calls):
+        flush_soon(agent)  # nothing it runs can change a file: the write may overlap the calls
+    else:
+        await make_durable(agent)  # a call that may change files is on disk before it runs
     executions = [
         ToolExecution(
             call_id=call.id,

@@ -3,8 +3,9 @@
 The rule (docs/rfc/implemented/architecture/2026-12-01-durable-turns.md): the loop awaits a
 flush once the turn's opening events are logged (``turn/start``, the user messages; the first
 one also writes the header of a new session) and once a step's tool calls are logged, before
-any of them runs; it asks for a background flush (``session/flush-soon``) after each tool
-result and at each step end; and it awaits a last flush after ``turn/end``. A failure of an
+any of them runs (a background flush instead when every call is read-only); it asks for a
+background flush (``session/flush-soon``) after each tool result and at each step end; and
+it awaits a last flush after ``turn/end``. A failure of an
 awaited flush inside the turn fails the turn; the last one has no place in the log (the turn
 is closed), so it is reported on ``agent/error`` with step 0 and logged, never appended.
 """

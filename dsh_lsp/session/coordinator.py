@@ -11,9 +11,11 @@ The unwritten tail is read from the session's own log, which is immutable, so no
 buffered; the coordinator keeps a session alive only while it has unwritten events.
 
 ``SESSION_FLUSH_SOON`` starts the same flush as a background task of this plugin's fiber and
-returns at once; requests that arrive before that task starts writing share it. After every
-write attempt the coordinator emits ``SESSION_STORED`` (contained) with the durable count or
-the error, which is how the server knows when an update may be shown or a prompt answered.
+returns at once; requests that arrive before that task starts writing (also while an earlier
+write still holds the session's lock) share it, so a slow disk costs fewer, larger writes.
+After every write attempt the coordinator emits ``SESSION_STORED`` (contained) with the
+durable count or the error, which is how the server knows when an update may be shown or a
+prompt answered.
 """
 
 from __future__ import annotations
@@ -89,21 +91,25 @@ class PersistenceCoordinator:
         """
         cursor = self._cursor(session)
         async with cursor.lock:
-            with anyio.CancelScope(shield=True):
-                pending = session.events[cursor.stored :]
-                try:
-                    if pending:
-                        if not cursor.created:
-                            await self._persistence.create(session.header)
-                            cursor.created = True
-                        await self._persistence.append(session.id, pending)
-                        cursor.stored = pending[-1].seq + 1
-                except Exception as exc:
-                    self._report(SessionStored(session=session, stored=cursor.stored, error=exc))
-                    raise
-                if cursor.stored == len(session):
-                    self._unwritten.discard(session)
-                self._report(SessionStored(session=session, stored=cursor.stored))
+            await self._write(session, cursor)
+
+    async def _write(self, session: Session, cursor: _Cursor) -> None:
+        """Write the unwritten tail; the caller holds ``cursor.lock``."""
+        with anyio.CancelScope(shield=True):
+            pending = session.events[cursor.stored :]
+            try:
+                if pending:
+                    if not cursor.created:
+                        await self._persistence.create(session.header)
+                        cursor.created = True
+                    await self._persistence.append(session.id, pending)
+                    cursor.stored = pending[-1].seq + 1
+            except Exception as exc:
+                self._report(SessionStored(session=session, stored=cursor.stored, error=exc))
+                raise
+            if cursor.stored == len(session):
+                self._unwritten.discard(session)
+            self._report(SessionStored(session=session, stored=cursor.stored))
 
     def stored(self, session: Session) -> int:
         """How many leading events of ``session`` are durable now."""
@@ -118,11 +124,15 @@ class PersistenceCoordinator:
         self._scheduled.add(session)
 
         async def write() -> None:
-            self._scheduled.discard(session)
-            try:
-                await self.flush(session)
-            except Exception:
-                logger.warning("background flush of session %r failed", session.id, exc_info=True)
+            cursor = self._cursor(session)
+            async with cursor.lock:
+                # Requests made until now (also while an earlier write held the lock) are
+                # served by this write; later ones schedule the next.
+                self._scheduled.discard(session)
+                try:
+                    await self._write(session, cursor)
+                except Exception:
+                    logger.warning("background flush of %r failed", session.id, exc_info=True)
 
         self._spawn(write)
 
