@@ -91,6 +91,8 @@ class SessionBridge:
         self._default_cwd = default_cwd
         self._records: dict[str, SessionRecord] = {}
         self._opening: dict[str, anyio.Event] = {}
+        self._stored = anyio.Event()
+        """Set (and replaced) after every ``SESSION_STORED``."""
         self._closed = False
 
     def translator(self, session_id: str) -> UpdateTranslator | None:
@@ -278,6 +280,8 @@ class SessionBridge:
     def on_stored(self, notice: SessionStored) -> None:
         """``SESSION_STORED`` listener: send the held updates whose events are now durable
         (all of them when the write failed, so the client sees what happened)."""
+        stored, self._stored = self._stored, anyio.Event()
+        stored.set()
         record = self._records.get(notice.session.id)
         if record is None:
             return
@@ -291,6 +295,19 @@ class SessionBridge:
                 self._release(record, everything=True)
         except Exception:
             _log.exception("sending the stored updates of session %s failed", record.session_id)
+
+    async def until_shown(self, session_id: str) -> None:
+        """Return once no update of ``session_id`` waits for a write (at most
+        ``LANDING_TIMEOUT`` seconds; at once after a failed write). Never raises but
+        cancellation."""
+        with anyio.move_on_after(LANDING_TIMEOUT):
+            while True:
+                record = self._records.get(session_id)
+                if record is None or record.store_error is not None:
+                    return
+                if not any(held.durable for held in record.held):
+                    return
+                await self._stored.wait()
 
     def _release(self, record: SessionRecord, *, everything: bool = False) -> None:
         held = record.held

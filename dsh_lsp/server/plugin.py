@@ -64,7 +64,10 @@ class ServerBridgePlugin(Plugin[None]):
         ctx.on(SESSION_EVENT, bridge.on_session_event)
         ctx.on(AGENT_STATUS, bridge.on_status)
         ctx.on(SESSION_STORED, bridge.on_stored)
-        ctx.provide(PERMISSIONS, EditorPermissions(self._channel, sink, bridge.translator))
+        ctx.provide(
+            PERMISSIONS,
+            EditorPermissions(self._channel, sink, bridge.translator, shown=bridge.until_shown),
+        )
         ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools), prepend=True)
         ctx.provide(BRIDGE, bridge)
         ctx.effect(lambda: bridge.aclose)
