@@ -22,6 +22,14 @@ def test_a_failed_turn_ends_idle_with_the_error() -> None:
     ]
 
 
+def test_a_turn_closed_by_crash_repair_ends_idle_cancelled_and_interrupted() -> None:
+    reason = {"kind": "interrupted"}
+    updates = run(UpdateTranslator(None, None), "turn/end", {"turn": 1, "reason": reason})
+    assert updates == [
+        {"kind": "state_update", "state": "idle", "stopReason": "cancelled", "interrupted": True}
+    ]
+
+
 def test_results_of_cut_off_calls_are_cancelled_and_others_failed() -> None:
     translator = UpdateTranslator(None, "/w")
     run(translator, "tool/call", {"callId": "a", "name": "x", "arguments": "{}"})
