@@ -279,7 +279,7 @@ class SessionBridge:
 
     def on_stored(self, notice: SessionStored) -> None:
         """``SESSION_STORED`` listener: send the held updates whose events are now durable
-        (all of them when the write failed, so the client sees what happened)."""
+        (all of them when the write failed, so the client sees what happened). Never raises."""
         stored, self._stored = self._stored, anyio.Event()
         stored.set()
         record = self._records.get(notice.session.id)

@@ -133,7 +133,7 @@ class MessageActionAnswer(BaseModel):
 def unpaired_surrogate(value: object, path: str) -> str | None:
     """The JSON path (under ``path``) of the first string in ``value`` holding an unpaired
     surrogate, or None. Such text cannot be stored (it is not valid Unicode): a JavaScript
-    client sends one for a string cut in the middle of an emoji."""
+    client sends one for a string cut in the middle of an emoji. Never raises."""
     if isinstance(value, str):
         if value.isascii():
             return None

@@ -112,7 +112,7 @@ class PersistenceCoordinator:
             self._report(SessionStored(session=session, stored=cursor.stored))
 
     def stored(self, session: Session) -> int:
-        """How many leading events of ``session`` are durable now."""
+        """How many leading events of ``session`` are durable now. Never raises."""
         return self._cursor(session).stored
 
     def flush_soon(self, session: Session) -> None:
