@@ -9,7 +9,8 @@ the call id → (name, arguments) map a ``tool/result`` needs, since results do 
 event                         update(s)
 ============================  ==========================================================
 ``turn/start``                ``state_update{state: running}``
-``turn/end``                  ``state_update{state: idle, stopReason?, interrupted?, error?}``
+``turn/end``                  ``tool_call{cancelled}`` for each card still open, then
+                              ``state_update{state: idle, stopReason?, interrupted?, error?}``
 ``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
@@ -70,12 +71,14 @@ THOUGHT_CHUNK: Final = "agent_thought_chunk"
 class UpdateTranslator:
     """Turns one session's events into updates; see the module docstring."""
 
-    __slots__ = ("_calls", "_cwd", "_tools")
+    __slots__ = ("_calls", "_cwd", "_open", "_tools")
 
     def __init__(self, tools: ToolRegistry | None, cwd: str | None) -> None:
         self._tools = tools
         self._cwd = cwd
         self._calls: dict[str, tuple[str, JsonValue | str]] = {}
+        self._open: dict[str, None] = {}
+        """Ids of cards shown pending or in progress and not finished yet, in order."""
 
     def translate(self, event: SessionEvent) -> list[JsonObject]:
         """The updates ``event`` produces (often none)."""
@@ -86,15 +89,17 @@ class UpdateTranslator:
             case "turn/start":
                 return [{"kind": "state_update", "state": "running"}]
             case "turn/end":
-                return [_idle(data.get("reason"))]
+                return [*self._close_open_cards(), _idle(data.get("reason"))]
             case "user/message" | "steering/message":
                 return [{"kind": "user_message", "content": _content(data.get("content"))}]
             case "assistant/message":
                 usage = data.get("usage")
                 return [{"kind": "usage_update", **usage}] if isinstance(usage, dict) else []
             case "tool/call":
+                self._open[str(data.get("callId"))] = None
                 return [self._call(data)]
             case "tool/result":
+                self._open.pop(str(data.get("callId")), None)
                 return [self._result(data)]
             case "todo/write":
                 return [{"kind": "plan_update", "entries": _plan(data.get("todos"))}]
@@ -112,6 +117,7 @@ class UpdateTranslator:
             case "tool-call-delta":
                 call_id, name = chunk.get("id"), chunk.get("name")
                 if isinstance(call_id, str) and isinstance(name, str) and name:
+                    self._open[call_id] = None
                     return [
                         tool_call_update(
                             {
@@ -126,6 +132,17 @@ class UpdateTranslator:
                 return []
             case _:
                 return []
+
+    def _close_open_cards(self) -> list[JsonObject]:
+        """``cancelled`` for every card still open when its turn ends: a call the model
+        streamed but never finished (a failed or cut-off stream, a max-tokens answer, a crash
+        mid-stream), whose call no result will ever answer."""
+        closing = [
+            tool_call_update({"toolCallId": call_id, "status": "cancelled"})
+            for call_id in self._open
+        ]
+        self._open.clear()
+        return closing
 
     def _call(self, data: JsonObject) -> JsonObject:
         call_id, name = str(data.get("callId")), str(data.get("name"))
