@@ -19,6 +19,7 @@ naming the variable. The runner cannot do anything without a model, so it fails 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from dsh_lsp.agent import AgentsPlugin, InvariantsPlugin
 from dsh_lsp.agent_loop import AgentLoopPlugin
@@ -28,7 +29,12 @@ from dsh_lsp.kernel import Context
 from dsh_lsp.llm import LlmPlugin
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS, DeepSeekPlugin
 from dsh_lsp.server import DshSettings, load_file_system
-from dsh_lsp.session import JsonlPersistencePlugin, PersistenceCoordinatorPlugin, SessionPlugin
+from dsh_lsp.session import (
+    JsonlPersistencePlugin,
+    PersistenceCoordinatorPlugin,
+    SessionPlugin,
+    SqlitePersistencePlugin,
+)
 from dsh_lsp.tools import ToolsPlugin
 
 
@@ -59,7 +65,12 @@ async def build_kernel_plugins(
     await ctx.plugin(LlmPlugin)
     await ctx.plugin(DeepSeekPlugin(environ=environ), deepseek)
     await ctx.plugin(SessionPlugin)
-    await ctx.plugin(JsonlPersistencePlugin, {"directory": settings.session_dir})
+    sessions = settings.session_dir
+    if settings.session_store == "sqlite":
+        database = None if sessions is None else str(Path(sessions) / "sessions.sqlite3")
+        await ctx.plugin(SqlitePersistencePlugin, {"path": database})
+    else:
+        await ctx.plugin(JsonlPersistencePlugin, {"directory": sessions})
     await ctx.plugin(PersistenceCoordinatorPlugin)
     await ctx.plugin(ToolsPlugin)
     await ctx.plugin(LocalSearchPlugin)

@@ -9,23 +9,32 @@ first if it was not. A finished call whose real result cannot be logged (the ses
 its data) gets a synthetic error result without ``meta`` instead
 (``error{name: "ToolResultUnlogged", code: "RESULT_UNLOGGABLE"}``), so the call never stays
 unanswered. Each closing append is attempted even if an earlier one raised.
+
+Calls and results are written through ``write_storable``: tool arguments and results (file
+contents a tool read) holding unpaired surrogates are stored with U+FFFD in their place.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVarTuple
 
 from dsh_lsp.agent import InboxMessage
 from dsh_lsp.llm import PluginSource, TextBlock, ToolCallBlock
 from dsh_lsp.session import (
+    EventPayload,
+    Session,
+    SessionError,
+    SessionEvent,
     StepEndPayload,
+    SurfaceOp,
     ToolCallPayload,
     ToolResultPayload,
     TurnEndPayload,
     TurnEndReason,
     result_error,
+    storable,
 )
 from dsh_lsp.tools import ToolErrorInfo, ToolResult
 
@@ -50,20 +59,39 @@ def _contained(what: str, append: Callable[[*Ts], object], *args: *Ts) -> None:
         _log.warning("closing append of %s failed (it may still be logged)", what, exc_info=True)
 
 
+def write_storable(
+    session: Session,
+    payload: EventPayload,
+    *,
+    source_event_seqs: Sequence[int] | None = None,
+    surface_op: SurfaceOp | None = None,
+) -> SessionEvent:
+    """Write one typed event; when it is refused and holds unpaired surrogates, write it
+    again with each replaced by U+FFFD (``storable``). Raises what ``Session.write`` raises."""
+    try:
+        return session.write(payload, source_event_seqs=source_event_seqs, surface_op=surface_op)
+    except SessionError:
+        clean = storable(payload)
+        if clean is payload:
+            raise
+    return session.write(clean, source_event_seqs=source_event_seqs, surface_op=surface_op)
+
+
 def log_call(agent: LoopAgent, state: TurnState, call: ToolCallBlock) -> None:
     """Append the ``tool/call`` of ``call`` and remember its seq. Raises what append raises
     (the seq is remembered whenever the event was logged)."""
     session = agent.session
     size = len(session.events)
     try:
-        session.write(
+        write_storable(
+            session,
             ToolCallPayload(
                 turn=state.turn,
                 step=state.step,
                 call_id=call.id,
                 name=call.name,
                 arguments=call.arguments,
-            )
+            ),
         )
     finally:
         if len(session.events) > size:
@@ -77,7 +105,8 @@ def log_result(agent: LoopAgent, state: TurnState, call: ToolCallBlock, result: 
     size = len(session.events)
     seq = state.call_seqs.get(call.id)
     try:
-        session.write(
+        write_storable(
+            session,
             ToolResultPayload(
                 turn=state.turn,
                 step=state.step,

@@ -2,7 +2,9 @@
 
 The request's history is ``session.derive_messages()`` at that moment, so everything the model
 sees is rebuilt from the log. ``agent/request`` may replace the request. Every streamed chunk
-is logged as ``assistant/chunk`` before it is folded by the ``BlockAssembler``. A stream that
+is logged as ``assistant/chunk`` before it is folded by the ``BlockAssembler``; a chunk whose
+text cannot be stored (an unpaired surrogate) is logged and folded with U+FFFD in its place,
+so the message and the tool arguments built from it are storable too. A stream that
 raises or finishes with ``error``/``aborted`` fails the step. A ``max-tokens`` finish drops the
 tool calls (their arguments may be cut off) and marks the turn. ``agent/step-result`` runs
 before ``assistant/message`` is logged, so the log, the history and tool dispatch all see the
@@ -37,7 +39,7 @@ from dsh_lsp.llm import (
     Message,
     ToolCallBlock,
 )
-from dsh_lsp.session import AssistantChunkPayload, AssistantMessagePayload
+from dsh_lsp.session import AssistantChunkPayload, AssistantMessagePayload, SessionError, storable
 from dsh_lsp.tools import PromptAssembly
 
 from .turn_state import TurnInterrupted, TurnState
@@ -89,7 +91,14 @@ async def call_model(
             if agent.cancel_requested:
                 raise TurnInterrupted
             seqs.append(len(session.events))
-            session.write(AssistantChunkPayload(turn=state.turn, step=state.step, chunk=chunk))
+            try:
+                session.write(AssistantChunkPayload(turn=state.turn, step=state.step, chunk=chunk))
+            except SessionError:
+                clean = storable(chunk)
+                if clean is chunk:
+                    raise
+                chunk = clean
+                session.write(AssistantChunkPayload(turn=state.turn, step=state.step, chunk=chunk))
             assembler.feed(chunk)
     finally:
         if isinstance(chunks, AsyncGenerator):
@@ -127,7 +136,7 @@ async def call_model(
         usage=assembled.usage,
         finish=finish,
     )
-    message = await ctx.waterfall(AGENT_STEP_RESULT, result, as_assembled)
+    message = storable(await ctx.waterfall(AGENT_STEP_RESULT, result, as_assembled))
     calls: tuple[ToolCallBlock, ...] = ()
     if not isinstance(finish, FinishMaxTokens):
         calls = tuple(block for block in message.content if isinstance(block, ToolCallBlock))

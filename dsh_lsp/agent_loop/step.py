@@ -3,7 +3,8 @@
 Order: drain steering (``steering/message``, outside the step) → assemble the system prompt
 (sections, then the agent's own prompt) → ``agent/pre-step`` → ``step/start`` → model call
 (``model_call``) → tool dispatch (``dispatch``) → post-execute and injected context → drain
-steering again (inside the step) → ``step/end``. The cancel marker is checked at each window
+steering again (inside the step) → ``step/end``, then a background flush of the step's events.
+The cancel marker is checked at each window
 between those phases; whatever is being awaited when ``cancel`` comes is cancelled.
 """
 
@@ -17,8 +18,9 @@ from dsh_lsp.agent import AGENT_PRE_STEP, PreStep
 from dsh_lsp.session import SteeringMessagePayload, StepEndPayload, StepStartPayload
 from dsh_lsp.tools import render_prompt
 
-from .closing import log_waiting_context
+from .closing import log_waiting_context, write_storable
 from .dispatch import dispatch_calls
+from .flush import flush_soon
 from .model_call import call_model
 from .turn_state import TurnInterrupted, TurnState
 
@@ -39,7 +41,8 @@ def log_steering(agent: LoopAgent, state: TurnState) -> bool:
     """
     messages = agent.inbox.drain_steering()
     for message in messages:
-        agent.session.write(
+        write_storable(
+            agent.session,
             SteeringMessagePayload(
                 turn=state.turn, content=tuple(message.content), source=message.source
             ),
@@ -71,4 +74,5 @@ async def run_step(agent: LoopAgent, state: TurnState, cancel: anyio.Event) -> b
     log_waiting_context(agent, state)
     steered = log_steering(agent, state)
     agent.session.write(StepEndPayload(turn=state.turn, step=step))
+    flush_soon(agent)
     return bool(calls) or steered

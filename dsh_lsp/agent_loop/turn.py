@@ -7,6 +7,10 @@ is blocked the turn ends ``rejected`` without a step. Steps run until the contin
 decision says stop (steering that is still waiting overrides a stop), the agent is cancelled
 or disposed, or ``max_steps`` is reached.
 
+Once the opening events are logged the turn awaits a flush (``flush``), so a session exists
+on disk from its first user message; text that cannot be stored as it is (an unpaired
+surrogate in an attachment or plugin content) is stored with U+FFFD in its place.
+
 The turn is the containment boundary: any exception inside it is recorded once as
 ``error{step, message, code}`` and announced on ``agent/error``; the turn still closes
 (``closing``) and is flushed, and the driver goes on. Reasons, strongest first: disposed,
@@ -44,8 +48,8 @@ from dsh_lsp.session import (
     end_reason,
 )
 
-from .closing import close_turn
-from .flush import flush_session
+from .closing import close_turn, write_storable
+from .flush import flush_session, make_durable
 from .injection import log_context
 from .step import check_cancel, run_step
 from .turn_state import TurnInterrupted, TurnState
@@ -130,7 +134,8 @@ async def _submit(
             case PromptAllow(content=content, additional_context=context):
                 accepted += 1
                 text = message.content if content is None else content
-                session.write(
+                write_storable(
+                    session,
                     UserMessagePayload(content=tuple(text), source=message.source),
                     surface_op="append",
                 )
@@ -154,6 +159,7 @@ async def _turn_body(
     rejected = await _submit(agent, state, batch)
     if rejected is not None:
         return end_reason("rejected", reason=rejected)
+    await make_durable(agent)  # the opening events (and a new session's header) are stored
     ctx = agent.services.ctx
     while True:
         check_cancel(agent)

@@ -6,7 +6,8 @@ Tree (the root lives in the kernel)::
      └── ServerError           a dsh/* request that cannot be served
           ├── UnknownSessionError   UNKNOWN_SESSION  → -32602
           ├── TurnRunningError      TURN_RUNNING     → -32803
-          └── TurnFailedError       the turn's own code (AUTH, RATE_LIMIT, …) → -32803
+          ├── TurnFailedError       the turn's own code (AUTH, RATE_LIMIT, …) → -32803
+          └── TurnNotStoredError    SESSION_NOT_STORED → -32803
 
 ``to_jsonrpc`` maps any ``DshError``: unknown sessions and invalid settings are invalid
 params (-32602); everything else is ``RequestFailed`` (-32803). The error's ``data.code`` is
@@ -63,6 +64,19 @@ class TurnFailedError(ServerError):
         self.step = step
 
 
+class TurnNotStoredError(ServerError):
+    """The turn ran, but the session store refused or failed to write it, so a restart
+    would lose it; ``cause`` is the store's message."""
+
+    code: ClassVar[str] = "SESSION_NOT_STORED"
+
+    def __init__(self, session_id: str, cause: str) -> None:
+        super().__init__(
+            f"session {session_id!r}: the turn could not be stored and would be lost on"
+            f" restart ({cause})"
+        )
+
+
 _HINTS: Final[dict[str, str]] = {
     LlmCode.AUTH: (
         "Set the API key variable (DEEPSEEK_API_KEY, or the one named by dsh.model.apiKeyEnv) "
@@ -79,6 +93,9 @@ _HINTS: Final[dict[str, str]] = {
         "The conversation no longer fits the model's context window; start a new session."
     ),
     LlmCode.NO_ADAPTER: "Check dsh.model.name: no configured endpoint serves that model.",
+    TurnNotStoredError.code: (
+        "Check that the session directory (dsh.sessionDir) is writable and has space left."
+    ),
 }
 
 

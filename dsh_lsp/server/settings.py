@@ -115,6 +115,8 @@ class DshSettings(BaseModel):
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)
     """Where session logs live; ``None``: ``$XDG_STATE_HOME/dsh-lsp/sessions``."""
+    session_store: Literal["jsonl", "sqlite"] = "jsonl"
+    """The storage backend: one JSONL file per session, or one SQLite database."""
 
     def agent_options(self) -> AgentOptions:
         """The options every new agent gets (model, step cap, request knobs). Imports the
@@ -132,10 +134,11 @@ class DshSettings(BaseModel):
 
     def needs_restart(self, other: DshSettings) -> bool:
         """Whether switching from these settings to ``other`` needs a restart: a changed
-        model endpoint or session directory (the rest applies at once)."""
-        return (self.model.endpoint(), self.session_dir) != (
+        model endpoint, session directory or session store (the rest applies at once)."""
+        return (self.model.endpoint(), self.session_dir, self.session_store) != (
             other.model.endpoint(),
             other.session_dir,
+            other.session_store,
         )
 
 

@@ -47,13 +47,17 @@ from .header import header_to_json as header_to_json
 from .json_check import NotJsonError as NotJsonError
 from .json_check import clone_json as clone_json
 from .json_check import is_lossless_json as is_lossless_json
+from .json_check import storable as storable
 from .jsonl import JsonlPersistence as JsonlPersistence
 from .jsonl import JsonlPersistenceConfig as JsonlPersistenceConfig
 from .jsonl import JsonlPersistencePlugin as JsonlPersistencePlugin
 from .kernel_events import SESSION_CREATED as SESSION_CREATED
 from .kernel_events import SESSION_EVENT as SESSION_EVENT
 from .kernel_events import SESSION_FLUSH as SESSION_FLUSH
+from .kernel_events import SESSION_FLUSH_SOON as SESSION_FLUSH_SOON
+from .kernel_events import SESSION_STORED as SESSION_STORED
 from .kernel_events import SessionEventNotice as SessionEventNotice
+from .kernel_events import SessionStored as SessionStored
 from .payloads import EVENT_PAYLOADS as EVENT_PAYLOADS
 from .payloads import AssistantChunkPayload as AssistantChunkPayload
 from .payloads import AssistantMessagePayload as AssistantMessagePayload
@@ -143,7 +147,9 @@ __all__ = (
     "SESSION_CREATED",
     "SESSION_EVENT",
     "SESSION_FLUSH",
+    "SESSION_FLUSH_SOON",
     "SESSION_PERSISTENCE",
+    "SESSION_STORED",
     "STEERING_MESSAGE",
     "STEP_END",
     "STEP_START",
@@ -188,6 +194,7 @@ __all__ = (
     "SessionPersistence",
     "SessionPlugin",
     "SessionStore",
+    "SessionStored",
     "SqlitePersistence",
     "SqlitePersistenceConfig",
     "SqlitePersistencePlugin",
@@ -239,6 +246,7 @@ __all__ = (
     "steering_message_data",
     "step_end_data",
     "step_start_data",
+    "storable",
     "tool_call_data",
     "tool_result_data",
     "trigger_from_json",

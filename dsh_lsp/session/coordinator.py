@@ -9,19 +9,35 @@ flushes every session with unwritten events.
 
 The unwritten tail is read from the session's own log, which is immutable, so no copies are
 buffered; the coordinator keeps a session alive only while it has unwritten events.
+
+``SESSION_FLUSH_SOON`` starts the same flush as a background task of this plugin's fiber and
+returns at once; requests that arrive before that task starts writing (also while an earlier
+write still holds the session's lock) share it, so a slow disk costs fewer, larger writes.
+After every write attempt the coordinator emits ``SESSION_STORED`` (contained) with the
+durable count or the error, which is how the server knows when an update may be shown or a
+prompt answered.
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
 
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
 
-from .kernel_events import SESSION_CREATED, SESSION_EVENT, SESSION_FLUSH, SessionEventNotice
+from .kernel_events import (
+    SESSION_CREATED,
+    SESSION_EVENT,
+    SESSION_FLUSH,
+    SESSION_FLUSH_SOON,
+    SESSION_STORED,
+    SessionEventNotice,
+    SessionStored,
+)
 from .persistence import SESSION_PERSISTENCE, SessionPersistence
 from .session import Session
 
@@ -40,10 +56,21 @@ class _Cursor:
 class PersistenceCoordinator:
     """Tracks sessions and writes their new events to ``persistence`` at flush time."""
 
-    def __init__(self, persistence: SessionPersistence) -> None:
+    def __init__(
+        self,
+        persistence: SessionPersistence,
+        *,
+        on_stored: Callable[[SessionStored], None] | None = None,
+        spawn: Callable[[Callable[[], Awaitable[None]]], None] | None = None,
+    ) -> None:
+        """``on_stored`` hears every write attempt; ``spawn`` starts a background task
+        (without it, ``flush_soon`` is a no-op and only ``flush`` writes)."""
         self._persistence = persistence
+        self._on_stored = on_stored
+        self._spawn = spawn
         self._cursors: weakref.WeakKeyDictionary[Session, _Cursor] = weakref.WeakKeyDictionary()
         self._unwritten: set[Session] = set()
+        self._scheduled: set[Session] = set()
 
     def track(self, session: Session) -> None:
         """Start tracking ``session`` (``SESSION_CREATED``); its stored prefix counts as written."""
@@ -64,16 +91,54 @@ class PersistenceCoordinator:
         """
         cursor = self._cursor(session)
         async with cursor.lock:
-            with anyio.CancelScope(shield=True):
-                pending = session.events[cursor.stored :]
+            await self._write(session, cursor)
+
+    async def _write(self, session: Session, cursor: _Cursor) -> None:
+        """Write the unwritten tail; the caller holds ``cursor.lock``."""
+        with anyio.CancelScope(shield=True):
+            pending = session.events[cursor.stored :]
+            try:
                 if pending:
                     if not cursor.created:
                         await self._persistence.create(session.header)
                         cursor.created = True
                     await self._persistence.append(session.id, pending)
                     cursor.stored = pending[-1].seq + 1
-                if cursor.stored == len(session):
-                    self._unwritten.discard(session)
+            except Exception as exc:
+                self._report(SessionStored(session=session, stored=cursor.stored, error=exc))
+                raise
+            if cursor.stored == len(session):
+                self._unwritten.discard(session)
+            self._report(SessionStored(session=session, stored=cursor.stored))
+
+    def stored(self, session: Session) -> int:
+        """How many leading events of ``session`` are durable now. Never raises."""
+        return self._cursor(session).stored
+
+    def flush_soon(self, session: Session) -> None:
+        """``SESSION_FLUSH_SOON``: flush ``session`` in a background task; a request made
+        while one is waiting to start joins it. Never raises; a failure is reported on
+        ``SESSION_STORED`` and logged."""
+        if self._spawn is None or session in self._scheduled:
+            return
+        self._scheduled.add(session)
+
+        async def write() -> None:
+            cursor = self._cursor(session)
+            async with cursor.lock:
+                # Requests made until now (also while an earlier write held the lock) are
+                # served by this write; later ones schedule the next.
+                self._scheduled.discard(session)
+                try:
+                    await self._write(session, cursor)
+                except Exception:
+                    logger.warning("background flush of %r failed", session.id, exc_info=True)
+
+        self._spawn(write)
+
+    def _report(self, notice: SessionStored) -> None:
+        if self._on_stored is not None:
+            self._on_stored(notice)
 
     async def flush_all(self) -> None:
         """Flush every session with unwritten events; failures are logged, not raised."""
@@ -101,8 +166,9 @@ PERSISTENCE_COORDINATOR: ServiceKey[PersistenceCoordinator] = ServiceKey(
 class PersistenceCoordinatorPlugin(Plugin[None]):
     """Writes sessions to the ``SESSION_PERSISTENCE`` backend at every ``SESSION_FLUSH``.
 
-    Provides ``PERSISTENCE_COORDINATOR``. Unloading (also when the backend goes away) first
-    flushes every session with unwritten events.
+    Provides ``PERSISTENCE_COORDINATOR`` and serves ``SESSION_FLUSH_SOON`` with tasks of its
+    fiber. Unloading (also when the backend goes away) first flushes every session with
+    unwritten events.
     """
 
     name = "session-persistence-coordinator"
@@ -110,9 +176,19 @@ class PersistenceCoordinatorPlugin(Plugin[None]):
 
     async def apply(self, ctx: Context, config: None) -> None:
         """Register the listeners and the final flush, owned by this plugin's fiber."""
-        coordinator = PersistenceCoordinator(ctx.require(SESSION_PERSISTENCE))
+
+        def spawn(work: Callable[[], Awaitable[None]]) -> None:
+            if not ctx.closed:
+                ctx.start_soon(work, name="session write-behind")
+
+        coordinator = PersistenceCoordinator(
+            ctx.require(SESSION_PERSISTENCE),
+            on_stored=lambda notice: ctx.emit_contained(SESSION_STORED, notice),
+            spawn=spawn,
+        )
         ctx.provide(PERSISTENCE_COORDINATOR, coordinator)
         ctx.effect(lambda: coordinator.flush_all)
         ctx.on(SESSION_CREATED, coordinator.track)
         ctx.on(SESSION_EVENT, coordinator.note)
         ctx.on(SESSION_FLUSH, coordinator.flush)
+        ctx.on(SESSION_FLUSH_SOON, coordinator.flush_soon)

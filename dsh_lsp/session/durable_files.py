@@ -3,12 +3,16 @@
 ``publish`` creates a file that appears complete or not at all: the bytes go to a private
 temp file that is fsynced, then hard-linked to the final name (``link`` fails when the name
 exists, unlike ``rename``, so a session is never overwritten), and the directory is fsynced.
+Where the file system supports it (Linux ``O_TMPFILE``) the temp file has no name at all, so
+a crash in the middle leaves nothing behind; elsewhere it is a hidden ``.<name>.<hex>.tmp``
+removed on the way out, which only a crash between its creation and its removal can leave.
 ``append`` writes and fsyncs; if anything fails it truncates the file back to its size before
 the call, so a retry cannot duplicate bytes. OS errors propagate as ``OSError``.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -52,6 +56,9 @@ def publish(path: Path, data: bytes) -> None:
     Raises ``FileExistsError`` when ``path`` exists (nothing changes then).
     """
     ensure_dir(path.parent)
+    if _publish_unnamed(path, data):
+        fsync_dir(path.parent)
+        return
     temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
     try:
@@ -64,6 +71,36 @@ def publish(path: Path, data: bytes) -> None:
     finally:
         temp.unlink(missing_ok=True)
     fsync_dir(path.parent)
+
+
+def _publish_unnamed(path: Path, data: bytes) -> bool:
+    """Publish through an unnamed ``O_TMPFILE``; False when the system offers none."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag:
+        return False
+    try:
+        fd = os.open(path.parent, flag | os.O_WRONLY | os.O_CLOEXEC, _FILE_MODE)
+    except OSError as exc:
+        if exc.errno in (errno.EISDIR, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOENT):
+            return False  # the kernel or the file system has no O_TMPFILE
+        raise
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+        # A dir fd makes CPython call linkat(AT_SYMLINK_FOLLOW): the name goes to the file
+        # the /proc link points at (plain link(2) would try to link the /proc entry itself).
+        parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.link(f"/proc/self/fd/{fd}", path.name, dst_dir_fd=parent, follow_symlinks=True)
+        finally:
+            os.close(parent)
+    except FileNotFoundError:
+        if not os.path.isdir("/proc/self/fd"):
+            return False  # no /proc to name the file through
+        raise
+    finally:
+        os.close(fd)
+    return True
 
 
 def append(path: Path, data: bytes) -> None:

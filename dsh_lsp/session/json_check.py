@@ -10,13 +10,16 @@ disk as something else, and the log must replay exactly what the live session sa
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from typing import Final
+from typing import Final, TypeVar
 
 from dsh_lsp.llm import JsonValue
 
 MAX_DEPTH: Final = 256
 """Deepest nesting accepted; deeper data is refused rather than risking recursion limits."""
+
+T = TypeVar("T")
 
 _BIG_INT_BITS: Final = 13_000
 """Above this many bits an int may exceed Python's int-to-text digit limit (checked then)."""
@@ -130,3 +133,48 @@ def _check_big_int(value: int) -> None:
     except ValueError as exc:
         limit = sys.get_int_max_str_digits()
         raise NotJsonError(f"integer longer than {limit} digits") from exc
+
+
+def storable(value: T) -> T:
+    """``value`` with every string made storable: a surrogate pair is joined into the one
+    character it encodes and every unpaired surrogate becomes U+FFFD.
+
+    Walks ``str``, ``list``, ``tuple``, ``dict`` (keys too) and dataclass instances (rebuilt
+    with ``dataclasses.replace`` where a field changed); anything else is returned as is. A
+    value with nothing to change is returned itself, so callers can compare with ``is``.
+    Never raises for the types it walks.
+    """
+    return _storable(value, 0)  # type: ignore[return-value]  # same shape as the input
+
+
+def _storable(value: object, depth: int) -> object:
+    if type(value) is str:
+        assert isinstance(value, str)
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return value
+    if depth >= MAX_DEPTH:
+        return value
+    if isinstance(value, list | tuple):
+        items = [_storable(item, depth + 1) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return items if type(value) is list else type(value)(items)
+    if isinstance(value, dict):
+        pairs = [(_storable(k, depth + 1), _storable(v, depth + 1)) for k, v in value.items()]
+        if all(k is ok and v is ov for (k, v), (ok, ov) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for item in dataclasses.fields(value):
+            old = getattr(value, item.name)
+            new = _storable(old, depth + 1)
+            if new is not old:
+                changes[item.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

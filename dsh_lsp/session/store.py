@@ -3,7 +3,7 @@
 The store creates sessions (fresh or seeded for a fork), resumes stored ones through the
 persistence service, and announces each with ``SESSION_CREATED``. Every session it makes
 emits ``SESSION_EVENT`` after each append. Closing forgets a session; it does not flush
-(the agent loop flushes at every turn end).
+(the agent loop flushes within every turn; see the durable-turns RFC).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from dsh_lsp.kernel import Context, ServiceKey
 from dsh_lsp.llm import SessionId
 
 from .clock import Clock, wall_clock_ms
-from .errors import EXISTS, NO_PERSISTENCE, SessionError
+from .errors import EXISTS, INVALID_EVENT, NO_PERSISTENCE, SessionError
 from .event import SessionEvent
 from .header import SessionHeader
+from .json_check import storable
 from .kernel_events import SESSION_CREATED, SESSION_EVENT, SessionEventNotice
 from .persistence import SESSION_PERSISTENCE
 from .session import Session
@@ -58,19 +59,25 @@ class SessionStore:
         """Create and register a session, then emit ``SESSION_CREATED``.
 
         ``seed`` (a fork's ``completed_prefix``) becomes the first events and is recorded as
-        ``seed_length``. Raises ``SessionError``: ``SESSION_EXISTS`` for a live id,
-        ``SESSION_INVALID_SEED`` for a bad seed. A raising listener propagates; the session
-        stays registered.
+        ``seed_length``. A ``title`` is stored with its unpaired surrogates replaced by U+FFFD.
+        Raises ``SessionError``: ``SESSION_EXISTS`` for a live id, ``SESSION_INVALID_EVENT``
+        for a ``cwd`` holding an unpaired surrogate, ``SESSION_INVALID_SEED`` for a bad seed.
+        A raising listener propagates; the session stays registered.
         """
         sid = session_id if session_id is not None else self._new_id()
         self._check_free(sid)
+        if cwd is not None and storable(cwd) is not cwd:
+            raise SessionError(
+                "the session's cwd holds an unpaired surrogate, so it cannot be stored",
+                code=INVALID_EVENT,
+            )
         header = SessionHeader(
             id=sid,
             created_at=self._clock(),
             cwd=cwd,
             parent_session=parent_session,
             seed_length=len(seed) if seed else None,
-            title=title,
+            title=None if title is None else storable(title),
         )
         return self._register(Session(header, seed=seed, clock=self._clock, notify=self._notify))
 

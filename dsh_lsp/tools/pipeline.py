@@ -16,7 +16,9 @@ lossless JSON in the shape of a ``tool/result`` event) becomes an ``INVALID_TOOL
 result without ``meta``: at step 3 when the tool returned it (post-execute then sees the
 error), after step 4 when a listener's replacement content or context brought it. The error
 is chosen over silently dropping ``meta`` so that a broken tool is visible to the model and in
-the log rather than losing its presentation data unnoticed.
+the log rather than losing its presentation data unnoticed. Text is the exception: a string
+holding an unpaired surrogate (a file or buffer that is not valid Unicode) is stored with
+U+FFFD in its place (``dsh_lsp.session.storable``), so the model still sees what was read.
 
 A listener that raises turns the whole call into an error result as well, so the pipeline
 never raises for anything but cancellation, which propagates untouched.
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, assert_never
 
 from dsh_lsp.kernel import Context, DshError
 from dsh_lsp.llm import ContentBlock, TextBlock
+from dsh_lsp.session import storable
 
 from .decisions import (
     Accept,
@@ -184,7 +187,8 @@ def _to_result(name: str, output: ToolOutput) -> ToolResult:
             f"tool {name!r} returned a {type(output).__name__}, not content blocks",
             code=INVALID_TOOL_OUTPUT,
         )
-    result = ToolResult(content=_blocks(name, content), meta=meta)
+    # Text a tool read (a file, a buffer) may hold unpaired surrogates: stored as U+FFFD.
+    result = storable(ToolResult(content=_blocks(name, content), meta=meta))
     problem = result_problem(result)
     if problem is not None:
         raise ToolError(
@@ -209,7 +213,7 @@ def _blocks(name: str, content: Sequence[object]) -> tuple[ContentBlock, ...]:
 def _apply_post(result: ToolResult, decision: PostToolDecision) -> ExecutionOutcome:
     match decision:
         case Accept(content=content, additional_context=extra):
-            final = result if content is None else replace(result, content=tuple(content))
+            final = result if content is None else replace(result, content=storable(tuple(content)))
         case Block(feedback=feedback, additional_context=extra):
             final = ToolResult(
                 content=(TextBlock(text=feedback),),

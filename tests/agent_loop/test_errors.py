@@ -4,7 +4,6 @@ agent keeps working; flush failures are reported but never logged."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -190,17 +189,24 @@ async def test_a_failure_while_logging_results_answers_every_remaining_call() ->
         assert reasons(agent.session) == ["error"]
 
 
-async def test_a_flush_failure_is_reported_on_agent_error_and_not_logged() -> None:
+async def test_a_flush_failure_fails_the_turn_before_the_model_is_asked() -> None:
     async def failing_flush(session: Session) -> None:
         raise OSError("disk full")
 
-    async with loop_harness(text_reply("a")) as h:
+    async with loop_harness() as h:
         failures: list[AgentFailure] = []
         h.ctx.on(AGENT_ERROR, failures.append)
         h.ctx.on(SESSION_FLUSH, failing_flush)
         agent, _ = await h.create()
         agent.send("x")
         await agent.when_idle()
-        assert reasons(agent.session) == ["completed"]
-        assert [(f.turn, f.step, str(f.error)) for f in failures] == [(1, 0, "disk full")]
-        assert json.dumps([e.type for e in agent.session.events]).count("error") == 0
+        assert reasons(agent.session) == ["error"]
+        assert of_type(agent.session, "turn/end")[0]["reason"] == {
+            "kind": "error",
+            "step": 0,
+            "message": "disk full",
+            "code": "UNKNOWN",
+        }
+        # the turn's own failure, then the last flush after turn/end (not logged: no place)
+        assert [(f.turn, f.step, str(f.error)) for f in failures] == [(1, 0, "disk full")] * 2
+        assert [e.type for e in agent.session.events] == ["turn/start", "user/message", "turn/end"]

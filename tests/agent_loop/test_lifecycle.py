@@ -59,7 +59,8 @@ async def test_disposal_closes_the_turn_and_flushes_before_the_session_detaches(
         async with anyio.create_task_group() as group:
             for _ in range(3):
                 group.start_soon(handle.dispose)
-        assert order == ["flush attached=True registered=True", "disposed"]
+        # the turn's opening flush, then the one after its closing turn/end
+        assert order == ["flush attached=True registered=True"] * 2 + ["disposed"]
         assert reasons(agent.session) == ["disposed"]
         assert agent.status == "disposed"
         assert h.agents.get(agent.id) is None

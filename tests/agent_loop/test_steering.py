@@ -114,7 +114,7 @@ async def test_inject_while_idle_is_its_own_turn_and_never_calls_the_model() -> 
         assert isinstance(first.content[0], TextBlock)
         assert first.content[0].text.startswith("<context")
         assert [e["turn"] for e in of_type(agent.session, "turn/start")] == [1, 2]
-        assert flushed.count(agent.session) == 2
+        assert flushed.count(agent.session) == 3  # the injection turn; the prompt opens, ends
 
 
 async def test_context_injected_during_a_step_lands_after_the_step_results() -> None:

@@ -138,3 +138,21 @@ async def test_a_failed_timestamp_update_never_fails_a_durable_append(
         assert [encode_event(e) for e in loaded.events] == [encode_event(e) for e in stored.events]
     complete_turn(session)
     await backend.append(session.id, session.events[len(loaded.events) :])
+
+
+@pytest.mark.skipif(not hasattr(os, "O_TMPFILE"), reason="no O_TMPFILE on this system")
+def test_publish_never_names_a_temp_file_where_the_system_has_unnamed_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_named_temp(nbytes: int) -> str:
+        raise AssertionError("publish fell back to a named temp file")
+
+    monkeypatch.setattr("dsh_lsp.session.durable_files.secrets.token_hex", no_named_temp)
+    target = tmp_path / "logs" / "s.jsonl"
+    publish(target, b"header\n")
+    assert target.read_bytes() == b"header\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [p.name for p in target.parent.iterdir()] == ["s.jsonl"]
+    with pytest.raises(FileExistsError):
+        publish(target, b"other\n")
+    assert target.read_bytes() == b"header\n"

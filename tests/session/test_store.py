@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
 from dsh_lsp.kernel import Context, Kernel, PluginFailedError, ServiceConflictError
@@ -12,7 +13,9 @@ from dsh_lsp.session import (
     SESSION_CREATED,
     SESSION_EVENT,
     SESSION_FLUSH,
+    SESSION_FLUSH_SOON,
     SESSION_PERSISTENCE,
+    SESSION_STORED,
     SESSIONS,
     TURN_END,
     JsonlPersistence,
@@ -22,6 +25,7 @@ from dsh_lsp.session import (
     SessionError,
     SessionEventNotice,
     SessionPlugin,
+    SessionStored,
     SqlitePersistencePlugin,
     completed_prefix,
     encode_event,
@@ -189,3 +193,50 @@ async def test_two_coordinators_cannot_write_the_same_logs(
         with pytest.raises(PluginFailedError) as caught:
             await ctx.plugin(PersistenceCoordinatorPlugin())
         assert isinstance(caught.value.__cause__, ServiceConflictError)
+
+
+async def test_flush_soon_writes_in_the_background_coalescing_and_reports_each_write(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    async with Kernel() as kernel:
+        ctx = kernel.context
+        await _persistent(ctx, tmp_path, clock)
+        notices: list[SessionStored] = []
+        written = anyio.Event()
+
+        def on_stored(notice: SessionStored) -> None:
+            notices.append(notice)
+            written.set()
+
+        ctx.on(SESSION_STORED, on_stored)
+        session = ctx.require(SESSIONS).create(session_id=SessionId("soon"))
+        complete_turn(session)
+        for _ in range(5):  # one write serves every request made before it starts
+            ctx.emit(SESSION_FLUSH_SOON, session)
+        assert notices == []  # nothing was written on the caller's time
+        await written.wait()
+        assert [(n.stored, n.error) for n in notices] == [(len(session), None)]
+        loaded = await JsonlPersistence(tmp_path).load(session.id)
+        assert len(loaded.events) == len(session)
+
+
+async def test_a_failed_write_is_reported_on_session_stored(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    async with Kernel() as kernel:
+        ctx = kernel.context
+        blocker = tmp_path / "not-a-dir"
+        blocker.write_text("")
+        await ctx.plugin(SessionPlugin(clock=clock))
+        await ctx.plugin(JsonlPersistencePlugin(clock=clock), {"directory": str(blocker / "x")})
+        await ctx.plugin(PersistenceCoordinatorPlugin())
+        notices: list[SessionStored] = []
+        ctx.on(SESSION_STORED, notices.append)
+        session = ctx.require(SESSIONS).create(session_id=SessionId("fails"))
+        complete_turn(session)
+        with pytest.raises(SessionError):
+            await ctx.parallel(SESSION_FLUSH, session)
+        (notice,) = notices
+        assert notice.stored == 0
+        assert isinstance(notice.error, SessionError)
+        assert notice.error.code == "SESSION_IO"

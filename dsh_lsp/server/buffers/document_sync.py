@@ -7,6 +7,9 @@ keystroke). This protocol routes ``didOpen``/``didChange``/``didClose``/``didSav
 same text by replacing pygls's document wholesale (no re-split), so code that reads
 ``ls.workspace`` (prompt attachments) sees exactly what the mirror has. Registering
 ``didSave`` makes the server ask for save notifications (``textDocumentSync.save``).
+Buffer text holding an unpaired surrogate (not valid Unicode, so no tool could read, store or
+save it) is mirrored with U+FFFD in its place: one UTF-16 unit for one, so every position the
+client sends still lands where it meant.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ class DocumentSyncProtocol(DshProtocol):
     ) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol
         """Mirror the opened document."""
         item = params.text_document
+        text = _storable(item.text)
+        if text is not item.text:
+            item = types.TextDocumentItem(
+                uri=item.uri, language_id=item.language_id, version=item.version, text=text
+            )
         self.documents.open(item.uri, item.version, item.text)
         self.workspace.put_text_document(item)
         yield from self._user(types.TEXT_DOCUMENT_DID_OPEN, params)
@@ -86,6 +94,19 @@ class DocumentSyncProtocol(DshProtocol):
             yield handler, (params,), None
 
 
+def _storable(text: str) -> str:
+    """``text`` with each unpaired surrogate as U+FFFD (a pair joined). Kept here rather
+    than importing ``dsh_lsp.session.storable``: the session layer loads after
+    ``initialize`` is answered."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
 def _change(change: types.TextDocumentContentChangeEvent) -> ContentChange:
     if isinstance(change, types.TextDocumentContentChangePartial):
         start, end = change.range.start, change.range.end
@@ -94,6 +115,6 @@ def _change(change: types.TextDocumentContentChangeEvent) -> ContentChange:
                 Position(line=start.line, character=start.character),
                 Position(line=end.line, character=end.character),
             ),
-            text=change.text,
+            text=_storable(change.text),
         )
-    return ContentChange(range=None, text=change.text)
+    return ContentChange(range=None, text=_storable(change.text))

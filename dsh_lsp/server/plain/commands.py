@@ -28,7 +28,7 @@ from dsh_lsp.llm import JsonObject, JsonValue
 from dsh_lsp.server.errors import to_jsonrpc
 from dsh_lsp.server.sessions import prompt_content
 from dsh_lsp.server.settings import describe_validation_error
-from dsh_lsp.server.wire import Range, ResourceLinkContent, TextContent
+from dsh_lsp.server.wire import Range, ResourceLinkContent, TextContent, check_storable
 
 if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
     from .plain_client import PlainClient
@@ -59,13 +59,15 @@ class PromptArguments(BaseModel):
 def parse_prompt_arguments(args: Sequence[JsonValue]) -> PromptArguments:
     """``[prompt, uri?, range?]`` or ``[{"prompt", "uri"?, "range"?}]``.
 
-    Raises JsonRpcInvalidParams naming the bad argument."""
+    Raises JsonRpcInvalidParams naming the bad argument (also one holding an unpaired
+    surrogate)."""
     if len(args) == 1 and isinstance(args[0], dict):
         raw: JsonValue = args[0]
     elif 1 <= len(args) <= 3:
         raw = dict(zip(("prompt", "uri", "range"), args, strict=False))
     else:
         raise JsonRpcInvalidParams(f"{PROMPT} takes [prompt, uri?, range?], got {len(args)}")
+    check_storable(raw, "arguments", PROMPT)
     try:
         return PromptArguments.model_validate(raw)
     except ValidationError as exc:

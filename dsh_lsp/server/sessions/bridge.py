@@ -11,6 +11,13 @@ closing ``state_update`` and ``usage_update`` included — is sent (the sink flu
 the prompt answers, whether the turn completed, failed or was cancelled.
 A resume replays the whole log through a fresh translator before it answers.
 
+Durability (docs/rfc/implemented/architecture/2026-12-01-durable-turns.md): while a
+persistence coordinator is loaded, an update is sent only once the event it renders is
+stored (``SESSION_STORED``), except streamed chunks, which only keep their place behind held
+updates; and a prompt answers only once its ``turn/end`` is stored. When a write fails, what
+is held is sent, the prompt answers ``SESSION_NOT_STORED`` and the session is listed with
+``storeError`` until a later write succeeds.
+
 ``dsh/session/new`` only reserves the session (id, cwd, creation time); its first prompt
 creates the agent and the stored session, titled from that prompt (``session_title``), so
 the title is in the stored header from the start. A session nobody prompted leaves no
@@ -37,12 +44,25 @@ from dsh_lsp.agent import (
 )
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
-from dsh_lsp.server.errors import ServerError, TurnRunningError, UnknownSessionError
-from dsh_lsp.session import SESSION_PERSISTENCE, SessionError, SessionEventNotice, new_session_id
+from dsh_lsp.server.errors import (
+    ServerError,
+    TurnNotStoredError,
+    TurnRunningError,
+    UnknownSessionError,
+)
+from dsh_lsp.session import (
+    ASSISTANT_CHUNK,
+    PERSISTENCE_COORDINATOR,
+    SESSION_PERSISTENCE,
+    SessionError,
+    SessionEventNotice,
+    SessionStored,
+    new_session_id,
+)
 from dsh_lsp.tools import ToolRegistry
 
 from .outcome import PendingPrompt, PromptResult
-from .session_record import ListEntry, SessionRecord, stored_entry
+from .session_record import HeldUpdates, ListEntry, SessionRecord, stored_entry
 from .session_title import session_title
 from .sink import UpdateSink
 from .updates import UpdateTranslator
@@ -76,6 +96,8 @@ class SessionBridge:
         self._default_cwd = default_cwd
         self._records: dict[SessionId, SessionRecord] = {}
         self._opening: dict[SessionId, anyio.Event] = {}
+        self._stored = anyio.Event()
+        """Set (and replaced) after every ``SESSION_STORED``."""
         self._closed = False
 
     def translator(self, session_id: SessionId) -> UpdateTranslator | None:
@@ -88,16 +110,27 @@ class SessionBridge:
         prompt creates the agent. Never raises."""
         session_id = new_session_id()
         where = cwd or self._default_cwd()
-        self._records[session_id] = SessionRecord.reserved(session_id, where, self._tools)
+        self._records[session_id] = SessionRecord.reserved(
+            session_id, where, self._tools, gated=self._gated()
+        )
         return session_id
+
+    def _gated(self) -> bool:
+        return self._ctx.get(PERSISTENCE_COORDINATOR) is not None
 
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by
-        the time of its last event, a stored one by its last write."""
+        the time of its last event, a stored one by its last write. When the store cannot be
+        listed, the open sessions are (a failed write shows as their ``storeError``)."""
         entries: dict[SessionId, ListEntry] = {}
         persistence = self._ctx.get(SESSION_PERSISTENCE)
         if persistence is not None:
-            for stored in await persistence.list():
+            try:
+                stored_sessions = await persistence.list()
+            except SessionError as exc:  # the open sessions are listed, with their storeError
+                _log.warning("could not list the stored sessions: %s", exc)
+                stored_sessions = []
+            for stored in stored_sessions:
                 entries[stored.header.id] = stored_entry(stored)
         for session_id, record in self._records.items():
             entries[session_id] = record.list_entry()
@@ -136,7 +169,9 @@ class SessionBridge:
         finally:
             del self._opening[session_id]
             opening.set()
-        record = self._records[session_id] = SessionRecord.opened(handle, self._tools)
+        record = self._records[session_id] = SessionRecord.opened(
+            handle, self._tools, gated=self._gated()
+        )
         return record
 
     async def prompt(
@@ -145,8 +180,9 @@ class SessionBridge:
         """Send ``content`` and wait for the turn it starts to end.
 
         Raises UnknownSessionError, TurnRunningError, TurnFailedError (the turn ended with
-        an error; its code travels along), and AgentError / SessionError when the first
-        prompt cannot create the session. Cancelling the caller cancels the turn, and the
+        an error; its code travels along), TurnNotStoredError (the turn's end could not be
+        stored), and AgentError / SessionError when the first prompt cannot create the
+        session. Cancelling the caller cancels the turn, and the
         caller's cancellation is re-raised once that turn has ended.
         """
         record = self._records.get(session_id)
@@ -192,8 +228,9 @@ class SessionBridge:
         return record.handle.agent
 
     async def _land(self, record: SessionRecord, pending: PendingPrompt) -> None:
-        """Wait until the prompt's turn has ended, settle the prompt, and send what the sink
-        holds: after this every update of the turn is on its way to the client."""
+        """Wait until the prompt's turn has ended and is stored, settle the prompt, and send
+        what the sink holds: after this every update of the turn is on its way to the client.
+        Raises TurnNotStoredError when the turn's ``turn/end`` could not be stored."""
         if not pending.settled:
             if record.handle is None or not pending.started:
                 pending.cancel()
@@ -201,6 +238,15 @@ class SessionBridge:
                 agent = record.handle.agent
                 await agent.when_idle()
                 pending.reconcile(agent.session.events[pending.watermark :])
+        end = pending.end_seq
+        if record.gated and end is not None and record.handle is not None:
+            if record.stored <= end:  # the loop stores turn/end before the agent goes idle
+                await record.handle.agent.when_idle()
+            if record.stored <= end:
+                self._release(record, everything=True)
+                self._sink.flush(record.session_id)
+                cause = record.store_error or "the session store did not write it"
+                raise TurnNotStoredError(record.session_id, cause)
         self._sink.flush(record.session_id)
 
     def cancel(self, session_id: SessionId) -> None:
@@ -222,13 +268,59 @@ class SessionBridge:
         if record is None:
             return
         try:
-            for update in record.translator.translate(notice.event):
-                self._sink.send(session_id, update)
+            event = notice.event
+            updates = record.translator.translate(event)
+            durable = event.type != ASSISTANT_CHUNK
+            if not updates:
+                pass
+            elif record.gated and (record.held or (durable and event.seq >= record.stored)):
+                record.held.append(HeldUpdates(event.seq, durable, updates))
+            else:
+                for update in updates:
+                    self._sink.send(session_id, update)
             pending = record.prompt
             if pending is not None and pending.observe(notice.event):
                 self._sink.flush(session_id)
         except Exception:
             _log.exception("rendering event %s of session %s failed", notice.event.seq, session_id)
+
+    def on_stored(self, notice: SessionStored) -> None:
+        """``SESSION_STORED`` listener: send the held updates whose events are now durable
+        (all of them when the write failed, so the client sees what happened). Never raises."""
+        stored, self._stored = self._stored, anyio.Event()
+        stored.set()
+        record = self._records.get(notice.session.id)
+        if record is None:
+            return
+        try:
+            if notice.error is None:
+                record.stored = max(record.stored, notice.stored)
+                record.store_error = None
+                self._release(record)
+            else:
+                record.store_error = str(notice.error) or type(notice.error).__name__
+                self._release(record, everything=True)
+        except Exception:
+            _log.exception("sending the stored updates of session %s failed", record.session_id)
+
+    async def until_shown(self, session_id: SessionId) -> None:
+        """Return once no update of ``session_id`` waits for a write (at most
+        ``LANDING_TIMEOUT`` seconds; at once after a failed write). Never raises but
+        cancellation."""
+        with anyio.move_on_after(LANDING_TIMEOUT):
+            while True:
+                record = self._records.get(session_id)
+                if record is None or record.store_error is not None:
+                    return
+                if not any(held.durable for held in record.held):
+                    return
+                await self._stored.wait()
+
+    def _release(self, record: SessionRecord, *, everything: bool = False) -> None:
+        held = record.held
+        while held and (everything or not held[0].durable or held[0].seq < record.stored):
+            for update in held.popleft().updates:
+                self._sink.send(record.session_id, update)
 
     def on_status(self, change: StatusChange) -> None:
         """``AGENT_STATUS`` listener: the fallback that settles a prompt from the log when the

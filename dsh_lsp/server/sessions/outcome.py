@@ -92,11 +92,23 @@ Settlement = PromptResult | TurnFailedError
 class PendingPrompt:
     """One prompt waiting for its turn; see the module docstring."""
 
-    __slots__ = ("_cancelling", "_done", "_usage", "_woken", "outcome", "turn", "watermark")
+    __slots__ = (
+        "_cancelling",
+        "_done",
+        "_usage",
+        "_woken",
+        "end_seq",
+        "outcome",
+        "turn",
+        "watermark",
+    )
 
     def __init__(self, watermark: int | None = None) -> None:
         self.watermark = watermark
         self.turn: int | None = None
+        self.end_seq: int | None = None
+        """The seq of the ``turn/end`` that settled the prompt (the answer waits until it
+        is stored)."""
         self.outcome: Settlement | None = None
         self._usage: dict[str, int] = {}
         self._done = anyio.Event()
@@ -149,6 +161,8 @@ class PendingPrompt:
                 if usage is not None:
                     self._add_usage(usage)
             case TurnEndPayload(turn=turn, reason=reason) if turn == self.turn:
+                if self.outcome is None:
+                    self.end_seq = event.seq
                 self._settle(_outcome(reason, self._summed_usage()))
                 return True
             case _:

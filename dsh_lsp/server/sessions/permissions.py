@@ -16,7 +16,7 @@ awaiting call is cancelled, which withdraws the request (``$/cancelRequest``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 from pydantic import ValidationError
@@ -56,14 +56,22 @@ TranslatorLookup = Callable[[SessionId], UpdateTranslator | None]
 class EditorPermissions:
     """A ``PermissionService``; see the module docstring."""
 
-    __slots__ = ("_channel", "_sink", "_translators")
+    __slots__ = ("_channel", "_shown", "_sink", "_translators")
 
     def __init__(
-        self, channel: ClientChannel, sink: UpdateSink, translators: TranslatorLookup
+        self,
+        channel: ClientChannel,
+        sink: UpdateSink,
+        translators: TranslatorLookup,
+        *,
+        shown: Callable[[SessionId], Awaitable[None]] | None = None,
     ) -> None:
+        """``shown(session_id)`` returns once the session's held updates are sent (the
+        call's own card first, then the question)."""
         self._channel = channel
         self._sink = sink
         self._translators = translators
+        self._shown = shown
 
     async def request(
         self, exec: ToolExecution, view: ToolCallView, reason: str | None
@@ -74,6 +82,8 @@ class EditorPermissions:
         if session_id is None or translator is None:
             _log.info("refused %s: its session is not open in this editor", exec.name)
             return "reject_once"
+        if self._shown is not None:
+            await self._shown(session_id)
         card = translator.card(exec.call_id, exec.name, view, "pending")
         if isinstance(exec.arguments, dict):
             card["rawInput"] = exec.arguments

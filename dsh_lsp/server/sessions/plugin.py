@@ -2,11 +2,11 @@
 
 Injects ``AGENTS`` and ``TOOLS``. It builds the ``UpdateSink`` (its flusher is a task of this
 plugin's fiber) and the ``SessionBridge`` (provided as ``BRIDGE``), listens to
-``SESSION_EVENT`` and ``agent/status``, provides ``PERMISSIONS`` (``EditorPermissions``)
-and registers the ``dsh.permissions`` policy ahead of every other ``tools/pre-execute``
-listener, and the ``todo/write`` payload class the plan updates render. Unloading it closes
-the bridge first: turns are cancelled, prompts settled and agents disposed while the rest of
-the kernel still stands.
+``SESSION_EVENT``, ``SESSION_STORED`` and ``agent/status``, provides ``PERMISSIONS``
+(``EditorPermissions``) and registers the ``dsh.permissions`` policy ahead of every other
+``tools/pre-execute`` listener, and the ``todo/write`` payload class the plan updates render.
+Unloading it closes the bridge first: turns are cancelled, prompts settled and agents disposed
+while the rest of the kernel still stands.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dsh_lsp.agent import AGENT_STATUS, AGENTS, AgentOptions
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
 from dsh_lsp.server.settings import PermissionSettings
 from dsh_lsp.server.wire import ClientChannel
-from dsh_lsp.session import EVENT_PAYLOADS, SESSION_EVENT
+from dsh_lsp.session import EVENT_PAYLOADS, SESSION_EVENT, SESSION_STORED
 from dsh_lsp.tools import PERMISSIONS, TOOLS, TOOLS_PRE_EXECUTE
 
 from .bridge import SessionBridge
@@ -66,7 +66,11 @@ class ServerBridgePlugin(Plugin[None]):
         ctx.start_soon(sink.run, name="dsh/session/update flusher")
         ctx.on(SESSION_EVENT, bridge.on_session_event)
         ctx.on(AGENT_STATUS, bridge.on_status)
-        ctx.provide(PERMISSIONS, EditorPermissions(self._channel, sink, bridge.translator))
+        ctx.on(SESSION_STORED, bridge.on_stored)
+        ctx.provide(
+            PERMISSIONS,
+            EditorPermissions(self._channel, sink, bridge.translator, shown=bridge.until_shown),
+        )
         ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools), prepend=True)
         ctx.provide(BRIDGE, bridge)
         ctx.effect(lambda: bridge.aclose)

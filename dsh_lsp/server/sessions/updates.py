@@ -9,7 +9,8 @@ the call id → (name, arguments) map a ``tool/result`` needs, since results do 
 event                         update(s)
 ============================  ==========================================================
 ``turn/start``                ``state_update{state: running}``
-``turn/end``                  ``state_update{state: idle, stopReason | error}``
+``turn/end``                  ``tool_call{cancelled}`` for each card still open, then
+                              ``state_update{state: idle, stopReason?, interrupted?, error?}``
 ``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
@@ -51,6 +52,7 @@ from dsh_lsp.session import (
     TurnEndPayload,
     TurnEndReason,
     TurnFailed,
+    TurnInterrupted,
     TurnStartPayload,
     UserMessagePayload,
 )
@@ -131,12 +133,14 @@ class TodoWritePayload(ExtensionPayload):
 class UpdateTranslator:
     """Turns one session's events into updates; see the module docstring."""
 
-    __slots__ = ("_calls", "_cwd", "_tools")
+    __slots__ = ("_calls", "_cwd", "_open", "_tools")
 
     def __init__(self, tools: ToolRegistry | None, cwd: str | None) -> None:
         self._tools = tools
         self._cwd = cwd
         self._calls: dict[str, tuple[str, JsonValue | str]] = {}
+        self._open: dict[str, None] = {}
+        """Ids of cards shown pending or in progress and not finished yet, in order."""
 
     def translate(self, event: SessionEvent) -> list[JsonObject]:
         """The updates ``event`` produces (often none)."""
@@ -146,14 +150,16 @@ class UpdateTranslator:
             case TurnStartPayload():
                 return [{"kind": "state_update", "state": "running"}]
             case TurnEndPayload(reason=reason):
-                return [_idle(reason)]
+                return [*self._close_open_cards(), _idle(reason)]
             case UserMessagePayload(content=content) | SteeringMessagePayload(content=content):
                 return [{"kind": "user_message", "content": _content(content)}]
             case AssistantMessagePayload(usage=usage):
                 return [] if usage is None else [{"kind": "usage_update", **usage_to_json(usage)}]
             case ToolCallPayload() as call:
+                self._open[call.call_id] = None
                 return [self._call(call)]
             case ToolResultPayload() as result:
+                self._open.pop(result.call_id, None)
                 return [self._result(result)]
             case TodoWritePayload(entries=entries):
                 return [{"kind": "plan_update", "entries": [e.to_json() for e in entries]}]
@@ -167,6 +173,7 @@ class UpdateTranslator:
             case ReasoningDelta(text=text):
                 return [{"kind": THOUGHT_CHUNK, "text": text}]
             case ToolCallDelta(id=call_id, name=name) if call_id is not None and name:
+                self._open[call_id] = None
                 card: dict[str, JsonValue] = {
                     "toolCallId": call_id,
                     "name": name,
@@ -177,6 +184,17 @@ class UpdateTranslator:
                 return [tool_call_update(card)]
             case _:
                 return []
+
+    def _close_open_cards(self) -> list[JsonObject]:
+        """``cancelled`` for every card still open when its turn ends: a call the model
+        streamed but never finished (a failed or cut-off stream, a max-tokens answer, a crash
+        mid-stream), whose call no result will ever answer."""
+        closing = [
+            tool_call_update({"toolCallId": call_id, "status": "cancelled"})
+            for call_id in self._open
+        ]
+        self._open.clear()
+        return closing
 
     def _call(self, call: ToolCallPayload) -> JsonObject:
         args = parse_arguments(call.arguments)
@@ -270,6 +288,8 @@ def _idle(reason: TurnEndReason) -> JsonObject:
         update["error"] = {"code": reason.code or "UNKNOWN", "message": reason.message}
     else:
         update["stopReason"] = stop_reason(reason)
+        if isinstance(reason, TurnInterrupted):  # closed by crash repair when the log was loaded
+            update["interrupted"] = True
     return update
 
 

@@ -2,7 +2,8 @@
 
 Every model is camelCase on the wire and forbids unknown fields where the method is ours to
 define. ``parse_params`` turns a validation failure into ``-32602`` whose message names each
-bad field by its JSON path (``params.prompt[0].text: Field required``).
+bad field by its JSON path (``params.prompt[0].text: Field required``); a string holding an
+unpaired surrogate is refused the same way, naming its path, since it could not be stored.
 """
 
 from __future__ import annotations
@@ -131,9 +132,50 @@ class MessageActionAnswer(BaseModel):
     title: str
 
 
+def unpaired_surrogate(value: object, path: str) -> str | None:
+    """The JSON path (under ``path``) of the first string in ``value`` holding an unpaired
+    surrogate, or None. Such text cannot be stored (it is not valid Unicode): a JavaScript
+    client sends one for a string cut in the middle of an emoji. Never raises."""
+    if isinstance(value, str):
+        if value.isascii():
+            return None
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = unpaired_surrogate(key, f"{path} (a key)") or unpaired_surrogate(
+                item, f"{path}.{key}"
+            )
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = unpaired_surrogate(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def check_storable(value: object, path: str, what: str) -> None:
+    """Refuse text that cannot be stored. Raises JsonRpcInvalidParams (-32602) naming the
+    field: ``invalid params for dsh/prompt: params.prompt[0].text: holds an unpaired
+    surrogate ...``."""
+    where = unpaired_surrogate(value, path)
+    if where is not None:
+        raise JsonRpcInvalidParams(
+            f"invalid params for {what}: {where}: holds an unpaired UTF-16 surrogate (text cut"
+            " inside a character), which cannot be stored; send well-formed text"
+        )
+
+
 def parse_params(model: type[M], params: object, method: str) -> M:
     """``params`` validated as ``model``. Raises JsonRpcInvalidParams (-32602) naming every
-    bad field; ``null`` params count as ``{}``."""
+    bad field, or the first string holding an unpaired surrogate (``check_storable``);
+    ``null`` params count as ``{}``."""
+    check_storable(params, "params", method)
     try:
         return model.model_validate({} if params is None else params)
     except ValidationError as exc:

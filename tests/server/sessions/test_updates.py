@@ -30,6 +30,14 @@ def test_a_failed_turn_ends_idle_with_the_error() -> None:
     ]
 
 
+def test_a_turn_closed_by_crash_repair_ends_idle_cancelled_and_interrupted() -> None:
+    reason = {"kind": "interrupted"}
+    updates = run(UpdateTranslator(None, None), "turn/end", {"turn": 1, "reason": reason})
+    assert updates == [
+        {"kind": "state_update", "state": "idle", "stopReason": "cancelled", "interrupted": True}
+    ]
+
+
 def test_results_of_cut_off_calls_are_cancelled_and_others_failed() -> None:
     translator = UpdateTranslator(None, "/w")
     run(translator, "tool/call", {"callId": "a", "name": "x", "arguments": "{}"})
@@ -65,3 +73,18 @@ def test_events_without_a_rendering_produce_nothing() -> None:
     assert run(translator, "assistant/message", {"content": []}) == []
     chunk = {"chunk": {"type": "tool-call-delta", "index": 0, "argumentsDelta": "{"}}
     assert run(translator, "assistant/chunk", chunk) == []
+
+
+def test_a_card_the_turn_never_answered_is_cancelled_when_the_turn_ends() -> None:
+    translator = UpdateTranslator(None, None)
+    delta = {"type": "tool-call-delta", "index": 0, "id": "c9", "name": "edit", "arguments": "{"}
+    (pending,) = run(translator, "assistant/chunk", {"chunk": delta})
+    assert pending["toolCall"]["status"] == "pending"
+    run(translator, "tool/call", {"callId": "c1", "name": "x", "arguments": "{}"})
+    run(translator, "tool/result", {"callId": "c1", "content": [], "isError": False})
+    closing = run(translator, "turn/end", {"turn": 1, "reason": {"kind": "interrupted"}})
+    assert [u["kind"] for u in closing] == ["tool_call", "state_update"]
+    assert closing[0]["toolCall"] == {"toolCallId": "c9", "status": "cancelled"}
+    assert run(translator, "turn/end", {"turn": 2, "reason": {"kind": "completed"}}) == [
+        {"kind": "state_update", "state": "idle", "stopReason": "end_turn"}
+    ]
