@@ -9,7 +9,8 @@ the call id → (name, arguments) map a ``tool/result`` needs, since results do 
 event                         update(s)
 ============================  ==========================================================
 ``turn/start``                ``state_update{state: running}``
-``turn/end``                  ``state_update{state: idle, stopReason?, error?}``
+``turn/end``                  ``state_update{state: idle, stopReason?, error?}`` (the error's
+                              message with its fix, ``errors.user_message``)
 ``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
@@ -36,6 +37,7 @@ from dsh_lsp.llm import (
     TextBlock,
     block_from_json,
 )
+from dsh_lsp.server.errors import user_message
 from dsh_lsp.session import SessionEvent
 from dsh_lsp.tools import (
     FileDiff,
@@ -216,7 +218,10 @@ def _idle(reason: JsonValue) -> JsonObject:
     if stop is not None:
         update["stopReason"] = stop
     elif isinstance(reason, dict) and kind == "error":
-        update["error"] = {"code": reason.get("code", "UNKNOWN"), "message": reason.get("message")}
+        code = str(reason.get("code", "UNKNOWN"))
+        message = reason.get("message")
+        shown = user_message(message, code) if isinstance(message, str) else message
+        update["error"] = {"code": code, "message": shown}
     return update
 
 
