@@ -26,6 +26,7 @@ not LSP, so stdout is free for the answer; logs go to stderr (or ``--log-file``)
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -112,6 +113,25 @@ def settings_from_flags(args: argparse.Namespace) -> JsonObject:
     if args.session_dir is not None:
         section["sessionDir"] = args.session_dir
     return section
+
+
+FLAGS: dict[str, str] = {
+    "dsh.model.name": "--model",
+    "dsh.model.baseUrl": "--base-url",
+    "dsh.model.apiKeyEnv": "--api-key-env",
+    "dsh.model.temperature": "--temperature",
+    "dsh.model.maxTokens": "--max-tokens",
+    "dsh.model.stop": "--stop",
+    "dsh.maxStepsPerTurn": "--max-steps",
+    "dsh.sessionDir": "--session-dir",
+}
+"""The flag that sets each settings path (named next to it in a settings error)."""
+
+
+def _with_flags(message: str) -> str:
+    for path, flag in FLAGS.items():
+        message = re.sub(rf"{re.escape(path)}(\[\d+\])?:", rf"{path}\1 ({flag}):", message)
+    return message
 
 
 def check_arguments(args: argparse.Namespace) -> None:
@@ -278,7 +298,7 @@ async def run(request: RunRequest, out: TextIO, err: TextIO) -> int:
     try:
         settings = parse_settings(request.settings)
     except SettingsError as exc:
-        err.write(f"dsh-lsp: invalid settings: {exc}\n")
+        err.write(f"dsh-lsp: invalid settings: {_with_flags(str(exc))}\n")
         return 2
     try:
         header = None

@@ -73,7 +73,7 @@ class TurnFailedError(ServerError):
 _HINTS: Final[dict[str, str]] = {
     LlmCode.AUTH: (
         "Set the API key variable (DEEPSEEK_API_KEY, or the one named by dsh.model.apiKeyEnv "
-        "or --api-key-env) in the environment dsh-lsp starts from, then restart the server."
+        "or --api-key-env) in the environment dsh-lsp starts from, then restart dsh-lsp."
     ),
     LlmCode.QUOTA_EXCEEDED: "The model account has no balance or quota left; top it up.",
     LlmCode.RATE_LIMIT: "The provider is rate-limiting requests; wait a moment, then resend.",
