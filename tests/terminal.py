@@ -54,14 +54,14 @@ class Terminal:
         self._buffer += data
         return bool(data)
 
-    def read_until(self, text: str, timeout: float = 30) -> str:
-        """Read until ``text`` has been shown; the output. Raises AssertionError on timeout
-        or when the child closed the terminal first."""
+    def read_until(self, text: str, timeout: float = 30, *, count: int = 1) -> str:
+        """Read until ``text`` has been shown ``count`` times; the output. Raises
+        AssertionError on timeout or when the child closed the terminal first."""
         deadline = time.monotonic() + timeout
-        while text not in self.output:
+        while self.output.count(text) < count:
             left = deadline - time.monotonic()
             assert left > 0, f"{text!r} never appeared; the terminal shows:\n{self.output}"
-            assert self._pump(min(left, 0.5)) is not False or text in self.output, (
+            assert self._pump(min(left, 0.5)) is not False or self.output.count(text) >= count, (
                 f"the process ended before {text!r}; the terminal shows:\n{self.output}"
             )
         return self.output
