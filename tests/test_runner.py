@@ -187,7 +187,7 @@ def test_invalid_settings_flags_are_named_and_nothing_starts(
     with ScriptedServer([]) as server:
         result = _run(tmp_path, server, "hi", "--cwd", str(workspace), "--temperature", "5")
     assert result.returncode == 2
-    assert "invalid settings: dsh.model.temperature:" in result.stderr
+    assert "invalid settings: dsh.model.temperature (--temperature):" in result.stderr
     assert server.requests == []
 
 
