@@ -18,6 +18,7 @@ naming the variable. The runner cannot do anything without a model, so it fails 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -37,6 +38,8 @@ from dsh_lsp.session import (
 )
 from dsh_lsp.tools import ToolsPlugin
 
+_log = logging.getLogger(__name__)
+
 
 async def build_kernel_plugins(
     ctx: Context,
@@ -55,6 +58,7 @@ async def build_kernel_plugins(
     is an LlmError with code ``AUTH``) and PluginConfigError for invalid settings.
     """
     model = settings.model
+    _log.info("model in use: %s (dsh.model.name)", model.name)
     endpoint = {"base_url", "api_key_env", "thinking", "reasoning_effort"}
     deepseek = {
         "models": tuple(dict.fromkeys((*DEFAULT_MODELS, model.name))),

@@ -61,10 +61,14 @@ def test_version_and_help_load_no_layer() -> None:
 
 
 def test_the_choices_are_the_servers() -> None:
-    from dsh_lsp.cli.entry import LOG_LEVELS, REASONING_EFFORTS, THINKING
+    from dsh_lsp.cli.entry import EDIT_LEVELS, LEVELS, LOG_LEVELS, REASONING_EFFORTS, THINKING
     from dsh_lsp.llm.deepseek import ReasoningEffort, Thinking
     from dsh_lsp.server import LogLevel
+    from dsh_lsp.server.settings import EditPolicy, ReadOutsidePolicy, ShellPolicy
 
     assert get_args(LogLevel) == LOG_LEVELS
     assert get_args(Thinking) == THINKING
     assert get_args(ReasoningEffort) == REASONING_EFFORTS
+    assert set(get_args(EditPolicy)) == set(EDIT_LEVELS)
+    assert get_args(ShellPolicy) == LEVELS
+    assert get_args(ReadOutsidePolicy) == LEVELS

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dsh_lsp.cli.approvals import TerminalPermissions
+from dsh_lsp.cli.approvals import NO_TERMINAL, TerminalPermissions
 from dsh_lsp.cli.runner import DIM, RESET, TurnPrinter
 from dsh_lsp.llm import CallId, ReasoningDelta, SessionId, TextDelta
 from dsh_lsp.session import Session, SessionEventNotice, SessionHeader, assistant_chunk_data
@@ -114,7 +114,8 @@ def test_a_tool_call_round_trip_reads_inside_the_workspace(tmp_path: Path, works
         f"<path>{workspace / 'hello.txt'}</path>\n<type>file</type>\n<content>\n"
         "1: first line\n2: second line\n\n(End of file - total 2 lines)\n</content>"
     )
-    assert tools["call_2"] == "Error: the user declined to run read"
+    assert tools["call_2"] == f"Error: {NO_TERMINAL}", "nobody was asked, so nobody declined"
+    assert "✓ (2 lines)" in result.stdout, "the file's lines, not the read's framing"
     assert "do not read" not in json.dumps(tools)
     assert tools["call_3"] == "./\n  hello.txt\n  src/"
 
@@ -205,7 +206,7 @@ def test_invalid_settings_flags_are_named_and_nothing_starts(
     with ScriptedServer([]) as server:
         result = _run(tmp_path, server, "hi", "--cwd", str(workspace), "--temperature", "5")
     assert result.returncode == 2
-    assert "invalid settings: dsh.model.temperature:" in result.stderr
+    assert "invalid settings: dsh.model.temperature (--temperature):" in result.stderr
     assert server.requests == []
 
 
@@ -234,9 +235,7 @@ def test_terminal_permissions(yes: bool, interactive: bool, reply: str, expected
         return await permissions.request(execution, view, "it changes files")
 
     assert anyio.run(ask) == expected
-    assert ("Allow Write a.txt (it changes files)?" in prompt.getvalue()) == (
-        interactive and not yes
-    )
+    assert ("Write a.txt (it changes files)\n" in prompt.getvalue()) == (interactive and not yes)
 
 
 def test_terminal_permissions_ask_one_question_at_a_time() -> None:
@@ -246,7 +245,7 @@ def test_terminal_permissions_ask_one_question_at_a_time() -> None:
     log: list[str] = []
 
     def answer() -> str:
-        log.append(f"read after {prompt.getvalue().count('Allow')} prompt(s)")
+        log.append(f"read after {prompt.getvalue().count('Allow?')} prompt(s)")
         return next(answers)
 
     permissions = TerminalPermissions(yes=False, interactive=True, prompt=prompt, answer=answer)
@@ -352,4 +351,4 @@ def test_an_edit_without_yes_and_without_a_terminal_is_refused(
     assert result.returncode == 0, result.stderr
     assert not (workspace / "new.txt").exists()
     tool = [m for m in server.requests[1].json()["messages"] if m["role"] == "tool"]
-    assert tool[0]["content"] == "Error: the user declined to run write"
+    assert tool[0]["content"] == f"Error: {NO_TERMINAL}"

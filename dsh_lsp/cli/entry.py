@@ -2,9 +2,15 @@
 
 ``dsh-lsp`` with no command serves the Language Server Protocol on stdio (``--stdio``, which
 VS Code appends, is accepted and changes nothing), or to one client on ``--tcp HOST:PORT``;
-logs go to stderr or ``--log-file`` at ``--log-level``, never to stdout. ``dsh-lsp demo``
-runs a whole agent turn offline (``demo``). ``dsh-lsp run "<prompt>"`` is the headless
-runner (``runner``); its flags produce the same settings the editor's ``dsh`` section does.
+logs go to stderr or ``--log-file`` at ``--log-level``, never to stdout; started on a
+terminal, it says so on stderr (it speaks LSP, for editors) and how to stop it. ``dsh-lsp
+demo`` runs a whole agent turn offline (``demo``). ``dsh-lsp run "<prompt>"`` is the headless
+runner (``runner``); its flags produce the same settings the editor's ``dsh`` section does,
+and ``--log-level``/``--log-file`` apply to it too (before or after ``run``). ``dsh-lsp
+sessions`` lists, shows and deletes stored sessions (``sessions``).
+
+Every bad argument is one line on stderr naming it, with exit status 2 (argparse's usage
+errors too); Ctrl-C while a command starts exits 130 without a traceback.
 
 The command line is parsed before anything heavy is imported: ``--version`` and ``--help``
 load no layer, the server path loads the language server (which answers ``initialize``
@@ -14,7 +20,6 @@ before it loads the layers below it), and only the chosen command loads its own 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +37,9 @@ command line imports no layer."""
 THINKING = ("enabled", "disabled")
 REASONING_EFFORTS = ("low", "medium", "high", "max")
 """``dsh_lsp.llm.deepseek.Thinking`` / ``ReasoningEffort`` (a test keeps them equal)."""
+EDIT_LEVELS = ("allow", "ask")
+LEVELS = ("ask", "allow", "deny")
+"""``dsh_lsp.server.settings.EditPolicy`` / ``ShellPolicy`` (a test keeps them equal)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,10 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--tcp", metavar="HOST:PORT", type=_tcp_address, help="serve one LSP client over TCP"
     )
-    parser.add_argument("--log-file", type=Path, help="append logs here instead of stderr")
-    parser.add_argument(
-        "--log-level", choices=LOG_LEVELS, default="warning", help="default: warning"
-    )
+    _log_flags(parser, default=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo", help="run an offline agent turn over LSP against a scripted model"
@@ -60,9 +65,28 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="run one prompt headless and stream the turn to the terminal"
     )
     run.add_argument("prompt", help="the message to send")
-    run.add_argument("--cwd", type=Path, default=Path.cwd(), help="workspace root (default: .)")
-    run.add_argument("--session", metavar="ID", help="resume this session instead of a new one")
-    run.add_argument("--yes", action="store_true", help="approve every tool call without asking")
+    run.add_argument(
+        "--cwd",
+        type=Path,
+        help="workspace root (default: the current folder; a resumed session's own workspace)",
+    )
+    run.add_argument(
+        "--session", metavar="ID", help="resume this session (dsh-lsp sessions lists them)"
+    )
+    run.add_argument("--yes", action="store_true", help="approve every question without asking")
+    _log_flags(run, default=False)
+    levels = run.add_argument_group("permissions (without a terminal, 'ask' refuses)")
+    levels.add_argument(
+        "--edit", choices=EDIT_LEVELS, help="file edits (permissions.edit; default here: ask)"
+    )
+    levels.add_argument(
+        "--shell", choices=LEVELS, help="running commands (permissions.shell; default: ask)"
+    )
+    levels.add_argument(
+        "--read-outside",
+        choices=LEVELS,
+        help="reads outside the workspace (permissions.readOutsideWorkspace; default: ask)",
+    )
     model = run.add_argument_group("settings (the dsh section's keys; default: the server's)")
     model.add_argument("--model", help="model name (model.name; default: deepseek-v4-flash)")
     model.add_argument("--base-url", help="OpenAI-compatible API root (model.baseUrl)")
@@ -84,7 +108,37 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-steps", type=int, metavar="N", help="model requests per turn (maxStepsPerTurn)"
     )
     model.add_argument("--session-dir", metavar="DIR", help="where session logs live (sessionDir)")
+    sessions = commands.add_parser(
+        "sessions", help="list, show or delete stored sessions (default: list)"
+    )
+    sessions.add_argument(
+        "--session-dir",
+        metavar="DIR",
+        help="the session folder (sessionDir; default: the server's)",
+    )
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION")
+    actions.add_parser("list", help="one line per session, newest first")
+    show = actions.add_parser("show", help="a session's header and conversation")
+    show.add_argument("ids", nargs=1, metavar="ID")
+    delete = actions.add_parser("delete", help="remove stored sessions")
+    delete.add_argument("ids", nargs="+", metavar="ID")
     return parser
+
+
+def _log_flags(parser: argparse.ArgumentParser, *, default: bool) -> None:
+    """``--log-file`` and ``--log-level``; on a subcommand they default to the top level's."""
+    if default:
+        parser.add_argument("--log-file", type=Path, help="append logs here instead of stderr")
+        parser.add_argument(
+            "--log-level", choices=LOG_LEVELS, default="warning", help="default: warning"
+        )
+        return
+    parser.add_argument(
+        "--log-file", type=Path, default=argparse.SUPPRESS, help="as before the command"
+    )
+    parser.add_argument(
+        "--log-level", choices=LOG_LEVELS, default=argparse.SUPPRESS, help="as before the command"
+    )
 
 
 def _tcp_address(text: str) -> tuple[str, int]:
@@ -102,20 +156,67 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "run":
-        from .runner import run_command
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("dsh-lsp: interrupted\n")
+        return 130
 
-        logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-        return run_command(args)
+
+def _dispatch(args: argparse.Namespace) -> int:
+    problem = log_file_problem(args.log_file)
+    if problem is not None:
+        sys.stderr.write(f"dsh-lsp: {problem}\n")
+        return 2
+    if args.command == "sessions":
+        from .sessions import sessions_command
+
+        return sessions_command(args)
+    if args.command == "run":
+        from .runner import ArgumentError, check_arguments, run_command
+
+        try:
+            check_arguments(args)
+        except ArgumentError as exc:
+            sys.stderr.write(f"dsh-lsp run: {exc}\n")
+            return 2
+        return run_command(args) if _configure_logging(args) else 2
+    if not _configure_logging(args):
+        return 2
     from dsh_lsp import server  # the layers below it load after ``initialize``
 
-    server.configure_logging(cast("LogLevel", args.log_level), args.log_file)
     if args.command == "demo":
         from .demo import run_demo_command
 
         return run_demo_command(keep=args.keep)
     tcp = None if args.tcp is None else server.TcpAddress(host=args.tcp[0], port=args.tcp[1])
     return server.serve(_load_plugins, tcp=tcp)
+
+
+def log_file_problem(path: Path | None) -> str | None:
+    """Why ``--log-file path`` cannot be a log file (it is a folder, or its folder does not
+    exist), naming the flag; None when it can."""
+    if path is None:
+        return None
+    if path.is_dir():
+        return f"--log-file {path}: is a folder"
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        return f"--log-file {path}: the folder {folder} does not exist"
+    return None
+
+
+def _configure_logging(args: argparse.Namespace) -> bool:
+    """``--log-level``/``--log-file`` for the chosen command; False (after one line on
+    stderr) when the log file cannot be opened."""
+    from dsh_lsp import server
+
+    try:
+        server.configure_logging(cast("LogLevel", args.log_level), args.log_file)
+    except OSError as exc:
+        sys.stderr.write(f"dsh-lsp: --log-file {args.log_file}: {exc.strerror or exc}\n")
+        return False
+    return True
 
 
 async def _load_plugins(ctx: Context, settings: DshSettings, roots: tuple[str, ...]) -> None:

@@ -4,9 +4,10 @@ The only package that imports pygls and lsprotocol. ``serve(load_plugins)`` runs
 connection (stdio, or one TCP client, ``TcpAddress``) inside one kernel; the composition root
 passes the function that loads every other plugin (``LoadPlugins``) and the ``FileSystem``
 provider choice (``load_file_system``); the runner configures logging (``configure_logging``,
-``LogLevel``) and validates settings (``DshSettings``, ``parse_settings``,
-``SettingsError``); ``dsh-lsp demo`` is ``run_demo`` with
-a ``DemoPlan``. That is the whole face; each part has its own room, imports pointing down:
+``LogLevel``), validates settings (``DshSettings``, ``parse_settings``,
+``SettingsError``) and presents errors like the server (``user_message``); ``dsh-lsp demo``
+is ``run_demo`` with a ``DemoPlan``. That is the whole face; each part has its own room,
+imports pointing down:
 
 - top level: the process entry (``serve``), the LSP handlers (``handlers``), the start-up of
   one connection (``boot``), logging (``logs``), and the two leaves everything may use, the
@@ -34,6 +35,7 @@ if _typing.TYPE_CHECKING:
     from .demo import DemoPlan as DemoPlan
     from .demo import run_demo as run_demo
     from .editor_fs import load_file_system as load_file_system
+    from .errors import user_message as user_message
     from .logs import LogLevel as LogLevel
     from .logs import configure_logging as configure_logging
     from .serve import TcpAddress as TcpAddress

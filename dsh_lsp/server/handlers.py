@@ -16,6 +16,7 @@ Out-of-band errors are logged, never shown as pop-ups.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any, Final, ParamSpec, TypeVar
@@ -133,6 +134,13 @@ def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
     @_translated
     async def session_new(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
         request = parse_params(SessionNewParams, params, "dsh/session/new")
+        if request.cwd is not None and not await anyio.to_thread.run_sync(
+            os.path.isdir, request.cwd
+        ):
+            raise JsonRpcInvalidParams(
+                f"invalid params for dsh/session/new: params.cwd: {request.cwd!r} is not an "
+                "existing folder; send the absolute path of the workspace (or leave cwd out)"
+            )
         bridge = await state.bridge()
         return {"sessionId": await bridge.new_session(request.cwd)}
 

@@ -9,7 +9,10 @@ an asyncio task on the same loop, and the agents run as kernel tasks. The loop e
 end of input. Either way the bridge is closed before the kernel: running turns are
 cancelled, open prompts answered, and every session log flushed. The exit code is 0 after
 ``shutdown`` + ``exit``, end of input or a stop signal, 1 for ``exit`` without ``shutdown``
-(as LSP asks).
+(as LSP asks). Ctrl-C before the signal watch starts ends the process the same way, with
+no traceback; a second Ctrl-C while the server stops is ignored, so the logs are flushed.
+Started on a terminal (stdin is a TTY), the server says on stderr that it speaks LSP on
+stdio for an editor and how to stop it (``TERMINAL_NOTICE``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from dataclasses import dataclass
 from typing import Final
 
 import anyio
+from anyio import TASK_STATUS_IGNORED
+from anyio.abc import TaskStatus
 
 from dsh_lsp.kernel import Kernel
 
@@ -33,6 +38,12 @@ _log = logging.getLogger(__name__)
 
 STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 """Signals that end the server like the end of its input."""
+
+TERMINAL_NOTICE: Final = (
+    "dsh-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start. "
+    'Stop with Ctrl-C or Ctrl-D. To try it by hand: dsh-lsp demo, or dsh-lsp run "<prompt>".\n'
+)
+"""What a server started on a terminal says on stderr."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,7 +57,14 @@ class TcpAddress:
 def serve(load_plugins: LoadPlugins, *, tcp: TcpAddress | None = None) -> int:
     """Serve LSP on stdio (or one TCP client) until the client is done; returns the exit
     code. Raises OSError when the TCP address cannot be bound."""
-    return anyio.run(_serve, load_plugins, tcp, backend="asyncio")
+    if tcp is None and sys.stdin is not None and sys.stdin.isatty():
+        sys.stderr.write(TERMINAL_NOTICE)
+        sys.stderr.flush()
+    try:
+        return anyio.run(_serve, load_plugins, tcp, backend="asyncio")
+    except KeyboardInterrupt:  # before the signal watch started: the kernel has closed
+        _log.info("interrupted while starting: stopping")
+        return 0
 
 
 async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
@@ -57,9 +75,14 @@ async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
         else:
             connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
         code = await run_connection(server, connection, stop_signals=STOP_SIGNALS)
-        with anyio.CancelScope(shield=True):
-            await server.state.aclose()
-            await connection.aclose()
+        # Stopping flushes every session log: a second Ctrl-C must not cut that short.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            with anyio.CancelScope(shield=True):
+                await server.state.aclose()
+                await connection.aclose()
+        finally:
+            signal.signal(signal.SIGINT, previous)
     return code
 
 
@@ -108,16 +131,17 @@ async def run_connection(
             await pump(connection, protocol)
             stopped.set()
 
-        async def watch_signals() -> None:
+        async def watch_signals(*, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
             with anyio.open_signal_receiver(*stop_signals) as received:
-                async for number in received:
+                task_status.started()
+                async for number in received:  # a repeated signal changes nothing
                     _log.info("received %s: stopping", number.name)
                     stopped.set()
-                    return
 
-        group.start_soon(read)
         if stop_signals:
-            group.start_soon(watch_signals)
+            await group.start(watch_signals)
+            _log.debug("stop signals are handled from here on")
+        group.start_soon(read)
         await stopped.wait()
         group.cancel_scope.cancel()
     return protocol.exit_code if protocol.exit_code is not None else 0

@@ -123,6 +123,22 @@ class JsonlPersistence:
         """Every stored session (header lines only), most recently written first."""
         return await anyio.to_thread.run_sync(list_logs, self._root)
 
+    async def delete(self, session_id: SessionId) -> Path:
+        """Remove a stored session's log; returns the path it had (``dsh-lsp sessions
+        delete``). A live session must not be deleted under its writer.
+
+        Raises ``SessionError``: ``SESSION_NOT_FOUND`` or ``SESSION_IO``.
+        """
+        path = await anyio.to_thread.run_sync(self._locate, session_id)
+        if path is None:
+            raise SessionError(f"no stored session {session_id!r} in {self._root}", code=NOT_FOUND)
+        try:
+            await anyio.to_thread.run_sync(path.unlink)
+        except OSError as exc:
+            raise io_error("delete", path, exc) from exc
+        self._stored.pop(session_id, None)
+        return path
+
     def _locate(self, session_id: SessionId) -> Path | None:
         known = self._stored.get(session_id)
         if known is not None:

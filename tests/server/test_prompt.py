@@ -8,6 +8,7 @@ import json
 import pytest
 from pygls.exceptions import JsonRpcException
 
+from dsh_lsp.server.errors import MODEL_HINT
 from dsh_lsp.testing import ToolCallSpec, completion, error, wire_usage
 
 from .support import DshClient, Rig, change_document, last_user_text, open_document, stalled
@@ -156,6 +157,18 @@ async def test_a_model_auth_failure_is_an_error_with_the_code_and_advice(
     rig.model.enqueue(completion(text="recovered"))
     assert (await client.prompt(session, "again"))["stopReason"] == "end_turn"
     assert client.messages == []
+
+
+async def test_a_wrong_model_name_says_which_setting_fixes_it(rig: Rig, client: DshClient) -> None:
+    rig.model.enqueue(error(400, "Model Not Exist"))
+    session = await client.new_session()
+    with pytest.raises(JsonRpcException) as caught:
+        await client.prompt(session, "hello")
+    assert "Model Not Exist" in caught.value.message
+    assert MODEL_HINT in caught.value.message
+    error_state = client.states(session)[-1]["error"]
+    assert "Model Not Exist" in error_state["message"]
+    assert MODEL_HINT in error_state["message"], "the chats show the same fix as the prompt"
 
 
 async def test_a_truncated_answer_stops_with_max_tokens(rig: Rig, client: DshClient) -> None:

@@ -2,8 +2,9 @@
 
 Validates ``DeepSeekConfig``, reads the API key from the environment variable the config
 names, opens one shared ``httpx.AsyncClient`` with the configured timeouts, and registers a
-``DeepSeekAdapter`` for every configured model name with ``LlmService``. Unloading the plugin
-unregisters the models and closes the client.
+``DeepSeekAdapter`` for every configured model name with ``LlmService``; at INFO it logs the
+endpoint, the model names and whether the key variable is set (never the key). Unloading the
+plugin unregisters the models and closes the client.
 
 Without a key the plugin fails to load, or, with ``missingKey: "defer"`` (the language
 server's choice: sessions can still be listed and resumed), loads in deferred mode: it
@@ -13,6 +14,7 @@ registers the models with an adapter that opens nothing and fails every call wit
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
@@ -29,6 +31,8 @@ from dsh_lsp.llm.service import LLM
 from .adapter import DeepSeekAdapter
 from .config import DeepSeekConfig
 from .endpoint import key_required
+
+_log = logging.getLogger(__name__)
 
 
 class DeepSeekPlugin(Plugin[DeepSeekConfig]):
@@ -62,6 +66,13 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
         environ = os.environ if self._environ is None else self._environ
         api_key = environ.get(config.api_key_env, "")
         base_url = config.resolved_base_url(environ)
+        _log.info(
+            "model endpoint %s for %s (API key from $%s: %s)",
+            base_url,
+            ", ".join(config.models),
+            config.api_key_env,
+            "set" if api_key else "not set",
+        )
         if not api_key and key_required(base_url):
             deferred = MissingKeyAdapter(config.api_key_env)
             if config.missing_key == "fail":

@@ -11,6 +11,7 @@ event                         update(s)
 ``turn/start``                ``state_update{state: running}``
 ``turn/end``                  ``tool_call{cancelled}`` for each card still open, then
                               ``state_update{state: idle, stopReason?, interrupted?, error?}``
+                              (the error's message with its fix, ``errors.user_message``)
 ``user/message``,             ``user_message{content}`` (attachments as ``resource_link``)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
@@ -41,6 +42,7 @@ from dsh_lsp.llm import (
     ToolCallDelta,
     usage_to_json,
 )
+from dsh_lsp.server.errors import user_message
 from dsh_lsp.session import (
     AssistantChunkPayload,
     AssistantMessagePayload,
@@ -285,7 +287,8 @@ def tool_call_update(card: JsonObject) -> JsonObject:
 def _idle(reason: TurnEndReason) -> JsonObject:
     update: dict[str, JsonValue] = {"kind": "state_update", "state": "idle"}
     if isinstance(reason, TurnFailed):
-        update["error"] = {"code": reason.code or "UNKNOWN", "message": reason.message}
+        code = reason.code or "UNKNOWN"
+        update["error"] = {"code": code, "message": user_message(reason.message, code)}
     else:
         update["stopReason"] = stop_reason(reason)
         if isinstance(reason, TurnInterrupted):  # closed by crash repair when the log was loaded

@@ -7,8 +7,10 @@ so a dead client can never fail an agent turn from inside an event listener.
 ``open_stdio`` moves the protocol off file descriptor 1 first: it keeps a private duplicate
 of stdout for frames and points fd 1 (and ``sys.stdout``) at stderr, so a stray ``print``
 anywhere in the process lands in the log instead of corrupting the protocol stream. Pipes
-and sockets are read and written without blocking the event loop; anything else (a terminal,
-a file) falls back to a reader thread and blocking writes. ``open_tcp`` listens on
+and sockets are read and written without blocking the event loop; a terminal is read when
+the loop sees it readable (no thread, so Ctrl-C and SIGTERM stop the process at once, and
+the terminal's flags are left alone); anything else (a file) falls back to a reader thread
+and blocking writes. ``open_tcp`` listens on
 ``host:port`` and serves the first client that connects.
 """
 
@@ -128,6 +130,13 @@ async def open_stdio() -> StreamConnection:
             return await reader.read(READ_SIZE)
 
         receive = receive_stream
+    elif os.isatty(in_fd):
+
+        async def receive_terminal() -> bytes:
+            await anyio.wait_readable(in_fd)
+            return os.read(in_fd, READ_SIZE)
+
+        receive = receive_terminal
     else:
 
         async def receive_thread() -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dsh_lsp.server.errors import user_message
 from dsh_lsp.server.sessions import UpdateTranslator
 from dsh_lsp.session import SessionEvent
 
@@ -88,3 +89,11 @@ def test_a_card_the_turn_never_answered_is_cancelled_when_the_turn_ends() -> Non
     assert run(translator, "turn/end", {"turn": 2, "reason": {"kind": "completed"}}) == [
         {"kind": "state_update", "state": "idle", "stopReason": "end_turn"}
     ]
+
+
+def test_a_failed_turn_carries_the_fix_like_a_failed_prompt() -> None:
+    reason = {"kind": "error", "message": "the API key variable K is not set", "code": "AUTH"}
+    (update,) = run(UpdateTranslator(None, None), "turn/end", {"turn": 1, "reason": reason})
+    assert update["error"]["code"] == "AUTH"
+    assert update["error"]["message"] == user_message(reason["message"], "AUTH")
+    assert "apiKeyEnv" in update["error"]["message"]
