@@ -14,25 +14,31 @@ cancelled, open prompts answered, and every session log flushed. The exit code i
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 
 from dsh_lsp.kernel import Kernel
 
-from .boot import LoadPlugins
-from .handlers import DshLanguageServer, build_server
-from .wire import Connection, open_stdio, open_tcp, pump
+from .early import EarlyStart, answer_initialize
+from .wire import Connection, open_stdio, open_tcp
+
+if TYPE_CHECKING:  # pygls and the handlers load after the early ``initialize`` answer
+    from .boot import LoadPlugins
+    from .handlers import DshLanguageServer
 
 _log = logging.getLogger(__name__)
 
 STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 """Signals that end the server like the end of its input."""
+GC_PAUSE: Final = 30.0
+"""The longest the cyclic garbage collector stays off while the server starts (seconds)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,17 +56,35 @@ def serve(load_plugins: LoadPlugins, *, tcp: TcpAddress | None = None) -> int:
 
 
 async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
-    async with Kernel() as kernel:
-        server = build_server(kernel.context, load_plugins)
-        if tcp is None:
-            connection: Connection = await open_stdio()
-        else:
-            connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-        code = await run_connection(server, connection, stop_signals=STOP_SIGNALS)
-        with anyio.CancelScope(shield=True):
-            await server.state.aclose()
-            await connection.aclose()
+    # Start-up allocates hundreds of thousands of long-lived objects (classes, schemas):
+    # collecting them while they are made is wasted work, so the collector waits until the
+    # plugins are loaded, and what exists then is frozen out of later collections.
+    gc.disable()
+    try:
+        async with Kernel() as kernel:
+            if tcp is None:
+                connection: Connection = await open_stdio()
+            else:
+                connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
+            early = await answer_initialize(connection)
+            from .handlers import build_server  # pygls and lsprotocol load here
+
+            server = build_server(kernel.context, load_plugins)
+            kernel.context.start_soon(_collect_after_start, server, name="dsh-lsp gc")
+            code = await run_connection(server, connection, stop_signals=STOP_SIGNALS, early=early)
+            with anyio.CancelScope(shield=True):
+                await server.state.aclose()
+                await connection.aclose()
+    finally:
+        gc.enable()
     return code
+
+
+async def _collect_after_start(server: DshLanguageServer) -> None:
+    with anyio.move_on_after(GC_PAUSE):
+        await server.state.started()
+    gc.freeze()
+    gc.enable()
 
 
 def _announce(host: str) -> Callable[[int], None]:
@@ -91,11 +115,17 @@ async def run_connection(
     connection: Connection,
     *,
     stop_signals: tuple[signal.Signals, ...] = (),
+    early: EarlyStart | None = None,
 ) -> int:
     """Pump ``connection`` into ``server`` until ``exit``, end of input or one of
-    ``stop_signals`` (handled only while this runs; main thread only); the exit code."""
+    ``stop_signals`` (handled only while this runs; main thread only); the exit code.
+    ``early``: what ``answer_initialize`` already read (and maybe answered)."""
+    from .wire import pump  # the read loop imports pygls
+
     protocol = server.protocol
     protocol.set_writer(_FrameWriter(connection))
+    if early is not None:
+        protocol.answered_early = early.answered
     stopped = anyio.Event()
 
     def on_exit(code: int) -> None:
@@ -105,7 +135,16 @@ async def run_connection(
     async with anyio.create_task_group() as group:
 
         async def read() -> None:
-            await pump(connection, protocol)
+            if early is None:
+                await pump(connection, protocol)
+            else:
+                await pump(
+                    connection,
+                    protocol,
+                    decoder=early.decoder,
+                    frames=early.frames,
+                    ended=early.ended,
+                )
             stopped.set()
 
         async def watch_signals() -> None:
