@@ -8,8 +8,8 @@ interleaved round by round, so a busy host slows them alike):
 - spawn → ``initialize`` answered, against a bare pygls server (``bench/bare_pygls.py``) and
   the interpreter alone (``python -c pass``);
 - spawn → first ``dsh/session/new`` answered (ready to prompt);
-- CPU of boot + ``initialize`` + ``dsh/session/new`` (all threads, from ``/proc``), against
-  the bare pygls server's CPU to answer ``initialize``;
+- CPU to the ``initialize`` answer, and of boot + ``initialize`` + ``dsh/session/new`` (all
+  threads, from ``/proc``), against the bare pygls server's CPU to answer ``initialize``;
 - the ``dsh_lsp`` and third-party modules imported before the ``initialize`` answer (one run
   under ``-X importtime``; the server logs ``initialize answered`` at debug level).
 
@@ -47,6 +47,7 @@ class Run:
     initialize: float
     ready: float | None
     cpu: float
+    initialize_cpu: float = 0.0
 
 
 class Driver:
@@ -146,6 +147,7 @@ def run_server(
     try:
         driver.request(1, "initialize", initialize_params(workspace))
         initialized = time.perf_counter() - driver.started
+        initialize_cpu = driver.cpu()
         ready = None
         if session:
             driver.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
@@ -154,7 +156,7 @@ def run_server(
         cpu = driver.cpu()
     finally:
         driver.stop()
-    return Run(initialize=initialized, ready=ready, cpu=cpu)
+    return Run(initialize=initialized, ready=ready, cpu=cpu, initialize_cpu=initialize_cpu)
 
 
 def run_pass() -> Run:
@@ -231,9 +233,12 @@ def main(rounds: int, imports: bool) -> None:
         bare_cpu = min(r.cpu for r in bare)
         py = min(r.initialize for r in interpreter)
         py_cpu = min(r.cpu for r in interpreter)
+        init_cpu = min(r.initialize_cpu for r in ours)
+        bare_init_cpu = min(r.initialize_cpu for r in bare)
         print(f"start-up of python -m dsh_lsp, best of {rounds} (interleaved with baselines)")
         show("spawn → initialize answered", init, bare_best, "bare pygls")
         show("spawn → initialize answered", init, py, "python -c pass")
+        show("CPU to the initialize answer", init_cpu, bare_init_cpu, "bare pygls CPU")
         show("spawn → session/new answered (ready)", ready, bare_best, "bare pygls initialize")
         show("CPU boot+initialize+session/new", cpu, bare_cpu, "bare pygls CPU")
         show("CPU boot+initialize+session/new", cpu, py_cpu, "python -c pass CPU")
