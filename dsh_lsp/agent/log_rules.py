@@ -47,12 +47,21 @@ class LogRules:
     def check(self, event: SessionEvent) -> list[str]:
         """The rules ``event`` (an admitted one: its payload decodes) breaks, as readable
         sentences naming its seq and type."""
+        payload = event.payload
+        if (  # the hot case (one event per streamed chunk): a chunk that fits the open step
+            type(payload) is AssistantChunkPayload
+            and event.seq == self._next_seq
+            and self._step is not None
+            and payload.turn == self._turn
+            and payload.step == self._step
+        ):
+            self._next_seq += 1
+            return []
         broken: list[str] = []
         where = f"seq {event.seq} ({event.type})"
         if event.seq != self._next_seq:
             broken.append(f"{where}: expected seq {self._next_seq}")
         self._next_seq = event.seq + 1
-        payload = event.payload
         match payload:
             case TurnStartPayload(turn=turn):
                 broken.extend(self._turn_start(where, turn))

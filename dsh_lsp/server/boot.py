@@ -113,6 +113,10 @@ class ServerState:
             self._booting = True
             self._ctx.start_soon(self._boot, name="dsh-lsp start-up")
 
+    async def started(self) -> None:
+        """Wait until start-up finished (or failed); never raises."""
+        await self._ready.wait()
+
     async def bridge(self) -> SessionBridge:
         """The bridge, once start-up finished. Raises the start-up failure (a DshError)."""
         self.start()

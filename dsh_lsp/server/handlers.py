@@ -19,7 +19,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from functools import wraps
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import anyio
 from lsprotocol import types
@@ -32,12 +32,12 @@ from dsh_lsp.llm import JsonObject, JsonValue
 
 from .boot import LoadPlugins, ServerState
 from .buffers import DocumentSyncProtocol
+from .early import SERVER_CAPABILITIES, SERVER_NAME
 from .errors import to_jsonrpc
 from .plain import register_code_actions, register_commands
 from .sessions import prompt_content
 from .settings import SettingsError
 from .wire import (
-    DSH_VERSION,
     PromptParams,
     PyglsChannel,
     SessionListParams,
@@ -51,17 +51,6 @@ _log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-SERVER_NAME: Final = "dsh-lsp"
-SERVER_CAPABILITIES: Final[JsonObject] = {
-    "version": DSH_VERSION,
-    "sessionUpdates": True,
-    "permissions": True,
-    "prompt": {"text": True, "resourceLink": True},
-    "sessions": {"new": True, "list": True, "resume": True},
-    "cancel": True,
-}
-"""``capabilities.experimental.dsh`` of the ``initialize`` result."""
 
 
 class DshLanguageServer(LanguageServer):

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import Final, Literal
 
-from pygls.exceptions import JsonRpcException
-
 INTERNAL_ERROR: Final = -32603
 
 LogLevel = Literal["debug", "info", "warning", "error"]
@@ -37,7 +35,11 @@ class AnsweredErrors(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         """False for the records described above."""
         error = record.exc_info[1] if record.exc_info else None
-        return not (isinstance(error, JsonRpcException) and error.code != INTERNAL_ERROR)
+        # pygls loads after the early ``initialize`` answer; before that, no such error.
+        exceptions = sys.modules.get("pygls.exceptions") if error is not None else None
+        if exceptions is None:
+            return True
+        return not (isinstance(error, exceptions.JsonRpcException) and error.code != INTERNAL_ERROR)
 
 
 def configure_logging(level: LogLevel = "warning", file: Path | None = None) -> None:

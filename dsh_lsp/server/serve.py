@@ -17,12 +17,13 @@ stdio for an editor and how to stop it (``TERMINAL_NOTICE``).
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 from anyio import TASK_STATUS_IGNORED
@@ -30,14 +31,19 @@ from anyio.abc import TaskStatus
 
 from dsh_lsp.kernel import Kernel
 
-from .boot import LoadPlugins
-from .handlers import DshLanguageServer, build_server
-from .wire import Connection, open_stdio, open_tcp, pump
+from .early import EarlyStart, answer_initialize
+from .wire import Connection, open_stdio, open_tcp
+
+if TYPE_CHECKING:  # pygls and the handlers load after the early ``initialize`` answer
+    from .boot import LoadPlugins
+    from .handlers import DshLanguageServer
 
 _log = logging.getLogger(__name__)
 
 STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 """Signals that end the server like the end of its input."""
+GC_PAUSE: Final = 30.0
+"""The longest the cyclic garbage collector stays off while the server starts (seconds)."""
 
 TERMINAL_NOTICE: Final = (
     "dsh-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start. "
@@ -68,22 +74,40 @@ def serve(load_plugins: LoadPlugins, *, tcp: TcpAddress | None = None) -> int:
 
 
 async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
-    async with Kernel() as kernel:
-        server = build_server(kernel.context, load_plugins)
-        if tcp is None:
-            connection: Connection = await open_stdio()
-        else:
-            connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-        code = await run_connection(server, connection, stop_signals=STOP_SIGNALS)
-        # Stopping flushes every session log: a second Ctrl-C must not cut that short.
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            with anyio.CancelScope(shield=True):
-                await server.state.aclose()
-                await connection.aclose()
-        finally:
-            signal.signal(signal.SIGINT, previous)
+    # Start-up allocates hundreds of thousands of long-lived objects (classes, schemas):
+    # collecting them while they are made is wasted work, so the collector waits until the
+    # plugins are loaded, and what exists then is frozen out of later collections.
+    gc.disable()
+    try:
+        async with Kernel() as kernel:
+            if tcp is None:
+                connection: Connection = await open_stdio()
+            else:
+                connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
+            early = await answer_initialize(connection)
+            from .handlers import build_server  # pygls and lsprotocol load here
+
+            server = build_server(kernel.context, load_plugins)
+            kernel.context.start_soon(_collect_after_start, server, name="dsh-lsp gc")
+            code = await run_connection(server, connection, stop_signals=STOP_SIGNALS, early=early)
+            # Stopping flushes every session log: a second Ctrl-C must not cut that short.
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                with anyio.CancelScope(shield=True):
+                    await server.state.aclose()
+                    await connection.aclose()
+            finally:
+                signal.signal(signal.SIGINT, previous)
+    finally:
+        gc.enable()
     return code
+
+
+async def _collect_after_start(server: DshLanguageServer) -> None:
+    with anyio.move_on_after(GC_PAUSE):
+        await server.state.started()
+    gc.freeze()
+    gc.enable()
 
 
 def _announce(host: str) -> Callable[[int], None]:
@@ -114,11 +138,17 @@ async def run_connection(
     connection: Connection,
     *,
     stop_signals: tuple[signal.Signals, ...] = (),
+    early: EarlyStart | None = None,
 ) -> int:
     """Pump ``connection`` into ``server`` until ``exit``, end of input or one of
-    ``stop_signals`` (handled only while this runs; main thread only); the exit code."""
+    ``stop_signals`` (handled only while this runs; main thread only); the exit code.
+    ``early``: what ``answer_initialize`` already read (and maybe answered)."""
+    from .wire import pump  # the read loop imports pygls
+
     protocol = server.protocol
     protocol.set_writer(_FrameWriter(connection))
+    if early is not None:
+        protocol.answered_early = early.answered
     stopped = anyio.Event()
 
     def on_exit(code: int) -> None:
@@ -128,7 +158,16 @@ async def run_connection(
     async with anyio.create_task_group() as group:
 
         async def read() -> None:
-            await pump(connection, protocol)
+            if early is None:
+                await pump(connection, protocol)
+            else:
+                await pump(
+                    connection,
+                    protocol,
+                    decoder=early.decoder,
+                    frames=early.frames,
+                    ended=early.ended,
+                )
             stopped.set()
 
         async def watch_signals(*, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:

@@ -101,6 +101,11 @@ def _clone_dict(value: dict[object, object], active: set[int], depth: int) -> Js
             raise NotJsonError(f"object key {key!r} is not a string")
         if not key.isascii():
             _check_text(key)
+        # The common leaves (ASCII text, None, bools) are shared without a call each.
+        kind = type(item)
+        if (kind is str and item.isascii()) or item is None or kind is bool:  # type: ignore[attr-defined]
+            out[key] = item  # type: ignore[assignment]  # narrowed by the checks above
+            continue
         try:
             out[key] = _clone(item, active, depth)
         except NotJsonError as exc:

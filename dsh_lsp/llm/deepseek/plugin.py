@@ -82,6 +82,7 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
             transport=self._transport,
+            verify=needs_tls(base_url, environ),
         )
         ctx.effect(lambda: client.aclose)
         adapter = DeepSeekAdapter(
@@ -99,6 +100,19 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
             sleep=self._sleep,
         )
         ctx.require(LLM).register_adapter(ctx, config.models, adapter)
+
+
+_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
+
+
+def needs_tls(base_url: str, environ: Mapping[str, str]) -> bool:
+    """Whether the client needs its verifying TLS context: for an ``https`` endpoint, or
+    when a proxy variable is set (the proxy may be ``https``). Building that context (the
+    CA bundle) costs tens of milliseconds of start-up, which a local ``http`` endpoint
+    never uses: the client only talks to ``base_url`` and follows no redirects."""
+    if not base_url.startswith("http://"):
+        return True
+    return any(environ.get(name) or environ.get(name.upper()) for name in _PROXY_VARIABLES)
 
 
 class MissingKeyAdapter:

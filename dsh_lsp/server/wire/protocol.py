@@ -10,6 +10,8 @@ Subclassing ``LanguageServerProtocol`` in one place fixes what pygls leaves open
   report ``InvalidStateError`` to the user);
 - ``exit`` calls ``on_exit(code)`` instead of ``sys.exit`` (0 after ``shutdown``, else 1),
   so the owner of the event loop decides how the process ends;
+- an ``initialize`` already answered before pygls loaded (``answered_early``) is not
+  answered twice;
 - the ``initialize`` result carries ``capabilities.experimental`` from ``experimental``, and
   leaves the plugin-less commands and code actions out for clients of the dsh protocol.
 """
@@ -71,6 +73,9 @@ class DshProtocol(LanguageServerProtocol):
         self.exit_code: int | None = None
         self.on_exit: Callable[[int], None] = _no_exit_hook
         self.experimental: JsonObject = {}
+        self.answered_early: MsgId | None = None
+        """The ``initialize`` request the server answered before pygls loaded (its own
+        answer to it is dropped once)."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:  # Any: decoded JSON in, message out
         """Structure one decoded JSON object; a request whose params do not fit its method's
@@ -119,6 +124,16 @@ class DshProtocol(LanguageServerProtocol):
                     )
                 return
         super().handle_message(message)
+
+    # Any: pygls's response payloads
+    def _send_response(self, msg_id: MsgId, result: Any | None = None, error: Any = None) -> None:
+        """Send a response, except pygls's own answer to a request answered early."""
+        if msg_id is not None and msg_id == self.answered_early:
+            self.answered_early = None
+            if error is not None:
+                _log.error("initialize was answered early, but pygls refused it: %s", error)
+            return
+        super()._send_response(msg_id, result, error)
 
     def _refuse(self, msg_id: MsgId, error: JsonRpcException) -> None:
         self._send_response(msg_id, error=error.to_response_error())

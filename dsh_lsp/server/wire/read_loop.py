@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 
 from pygls.exceptions import JsonRpcException
 
-from .framing import BadHeader, FrameDecoder
+from .framing import BadHeader, Frame, FrameDecoder
 from .protocol import IGNORED, DshProtocol
 from .transport import Connection
 
@@ -28,19 +29,29 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 
-async def pump(connection: Connection, protocol: DshProtocol) -> None:
-    """Feed every message from ``connection`` to ``protocol`` until the input ends."""
-    decoder = FrameDecoder()
+async def pump(
+    connection: Connection,
+    protocol: DshProtocol,
+    *,
+    decoder: FrameDecoder | None = None,
+    frames: Sequence[Frame] = (),
+    ended: bool = False,
+) -> None:
+    """Feed every message from ``connection`` to ``protocol`` until the input ends;
+    ``frames`` already read with ``decoder`` go first (``ended``: nothing more follows)."""
+    decoder = decoder if decoder is not None else FrameDecoder()
+    pending: Sequence[Frame] = frames
     while True:
-        data = await connection.receive()
-        if not data:
-            _log.info("the client closed its output (end of input)")
-            return
-        for frame in decoder.feed(data):
+        for frame in pending:
             if isinstance(frame, BadHeader):
                 _log.warning("skipped a malformed message header: %s", frame.reason)
             else:
                 dispatch(frame, protocol)
+        data = b"" if ended else await connection.receive()
+        if not data:
+            _log.info("the client closed its output (end of input)")
+            return
+        pending = decoder.feed(data)
 
 
 def dispatch(body: bytes, protocol: DshProtocol) -> None:

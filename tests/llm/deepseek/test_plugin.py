@@ -14,6 +14,7 @@ from dsh_lsp.llm import (
     assemble,
 )
 from dsh_lsp.llm.deepseek import DeepSeekPlugin
+from dsh_lsp.llm.deepseek.plugin import needs_tls
 from dsh_lsp.testing import ScriptedServer, Stall, StreamResponse, completion, error
 from tests.llm.deepseek.fakes import API_KEY, REQUEST, FakeClock
 from tests.llm.kernel_support import llm_kernel
@@ -150,3 +151,19 @@ async def test_a_base_url_without_scheme_fails_the_plugin_at_once() -> None:
         with pytest.raises(PluginFailedError) as caught:
             await ctx.plugin(DeepSeekPlugin(environ=env), {})
         assert "DEEPSEEK_BASE_URL" in str(caught.value.__cause__)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "environ", "tls"),
+    [
+        ("https://api.deepseek.com", {}, True),
+        ("http://127.0.0.1:8000/v1", {}, False),
+        ("http://127.0.0.1:8000/v1", {"HTTPS_PROXY": "https://proxy:3128"}, True),
+        ("http://127.0.0.1:8000/v1", {"all_proxy": "socks5://proxy"}, True),
+        ("http://127.0.0.1:8000/v1", {"HTTP_PROXY": ""}, False),
+    ],
+)
+def test_the_tls_context_is_built_only_when_a_request_can_use_it(
+    base_url: str, environ: dict[str, str], tls: bool
+) -> None:
+    assert needs_tls(base_url, environ) is tls
