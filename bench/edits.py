@@ -36,8 +36,8 @@ from dsh_lsp.fs_tools.local import LocalFileSystemPlugin, LocalSearchPlugin
 from dsh_lsp.kernel import Context, Kernel
 from dsh_lsp.llm import CallId, JsonObject, JsonValue, SessionId, TextBlock
 from dsh_lsp.server import dict_params_converter
-from dsh_lsp.server.editor_connection import ApplyOutcome
-from dsh_lsp.server.editor_plugin import EditorFileSystemPlugin, EditorSetup
+from dsh_lsp.server.editor_fs.editor_connection import ApplyOutcome
+from dsh_lsp.server.editor_fs.plugin import EditorFileSystemPlugin, EditorSetup
 from dsh_lsp.session import Session, SessionHeader
 from dsh_lsp.tools import TOOLS, ToolExecution, ToolsPlugin
 from tests.server.scripted_editor import VSCODE, ScriptedEditor

@@ -50,7 +50,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 from dsh_lsp.server import dict_params_converter
-from dsh_lsp.server.demo import SCRIPTED_PORT_LINE, announced_port
+from dsh_lsp.server.demo.run import SCRIPTED_PORT_LINE, announced_port
 from dsh_lsp.testing import (
     ScriptedResponse,
     ToolCallSpec,
@@ -292,10 +292,10 @@ async def cold_start(root: Path, rounds: int) -> None:
         "python startup (-c pass)": [py, "-c", "pass"],
         "import lsprotocol.types": [py, "-c", "import lsprotocol.types"],
         "import pygls.lsp.server": [py, "-c", "import pygls.lsp.server"],
-        "import dsh_lsp.server.server (before initialize)": [
+        "import dsh_lsp.server.handlers (before initialize)": [
             py,
             "-c",
-            "import dsh_lsp.server.server",
+            "import dsh_lsp.server.handlers",
         ],
         "import dsh_lsp.app (all layers, after initialized)": [py, "-c", "import dsh_lsp.app"],
         "dsh-lsp --version": [py, "-m", "dsh_lsp", "--version"],

@@ -25,72 +25,68 @@ from __future__ import annotations
 import importlib
 import typing
 
+from .editor_fs.edit_capabilities import edit_capabilities as edit_capabilities
+
 # These share their module's name, which a lazy import would leave bound to the module.
-from .code_actions import code_actions as code_actions
-from .edit_capabilities import edit_capabilities as edit_capabilities
+from .plain.code_actions import code_actions as code_actions
 from .serve import serve as serve
 
 if typing.TYPE_CHECKING:
     from .boot import LoadPlugins as LoadPlugins
     from .boot import ServerState as ServerState
-    from .bridge import SessionBridge as SessionBridge
-    from .buffer_view import BufferView as BufferView
-    from .channel import ClientChannel as ClientChannel
-    from .channel import ClientFeatures as ClientFeatures
-    from .channel import ClientRequestError as ClientRequestError
-    from .channel import client_features as client_features
-    from .commands import COMMANDS as COMMANDS
-    from .converter import dict_params_converter as dict_params_converter
-    from .demo import DemoPlan as DemoPlan
-    from .demo import run_demo as run_demo
-    from .disk_policy import DiskSync as DiskSync
-    from .document_sync import DocumentSyncProtocol as DocumentSyncProtocol
-    from .documents import ContentChange as ContentChange
-    from .documents import DocumentEvent as DocumentEvent
-    from .documents import OpenDocument as OpenDocument
-    from .documents import OpenDocuments as OpenDocuments
-    from .edit_capabilities import EditCapabilities as EditCapabilities
-    from .edit_delivery import Delivery as Delivery
-    from .edit_delivery import deliver as deliver
-    from .edit_labels import current_label as current_label
-    from .edit_labels import label_listeners as label_listeners
-    from .editor_connection import ApplyOutcome as ApplyOutcome
-    from .editor_connection import ChannelEditor as ChannelEditor
-    from .editor_connection import EditorConnection as EditorConnection
-    from .editor_fs import EditorFileSystem as EditorFileSystem
-    from .editor_plugin import EDITOR as EDITOR
-    from .editor_plugin import EditorFileSystemPlugin as EditorFileSystemPlugin
-    from .editor_plugin import EditorSetup as EditorSetup
-    from .editor_plugin import load_file_system as load_file_system
+    from .buffers.document_sync import DocumentSyncProtocol as DocumentSyncProtocol
+    from .buffers.documents import ContentChange as ContentChange
+    from .buffers.documents import DocumentEvent as DocumentEvent
+    from .buffers.documents import OpenDocument as OpenDocument
+    from .buffers.documents import OpenDocuments as OpenDocuments
+    from .buffers.positions import Position as Position
+    from .buffers.positions import PositionEncoding as PositionEncoding
+    from .buffers.positions import positions_at as positions_at
+    from .demo.run import DemoPlan as DemoPlan
+    from .demo.run import run_demo as run_demo
+    from .editor_fs.buffer_view import BufferView as BufferView
+    from .editor_fs.disk_policy import DiskSync as DiskSync
+    from .editor_fs.edit_capabilities import EditCapabilities as EditCapabilities
+    from .editor_fs.edit_delivery import Delivery as Delivery
+    from .editor_fs.edit_delivery import deliver as deliver
+    from .editor_fs.edit_labels import current_label as current_label
+    from .editor_fs.edit_labels import label_listeners as label_listeners
+    from .editor_fs.editor_connection import ApplyOutcome as ApplyOutcome
+    from .editor_fs.editor_connection import ChannelEditor as ChannelEditor
+    from .editor_fs.editor_connection import EditorConnection as EditorConnection
+    from .editor_fs.file_system import EditorFileSystem as EditorFileSystem
+    from .editor_fs.hunks import TextHunk as TextHunk
+    from .editor_fs.hunks import apply_hunks as apply_hunks
+    from .editor_fs.hunks import minimal_hunks as minimal_hunks
+    from .editor_fs.plugin import EDITOR as EDITOR
+    from .editor_fs.plugin import EditorFileSystemPlugin as EditorFileSystemPlugin
+    from .editor_fs.plugin import EditorSetup as EditorSetup
+    from .editor_fs.plugin import load_file_system as load_file_system
+    from .editor_fs.workspace_edits import EditLabel as EditLabel
     from .errors import ServerError as ServerError
     from .errors import TurnFailedError as TurnFailedError
     from .errors import TurnRunningError as TurnRunningError
     from .errors import UnknownSessionError as UnknownSessionError
     from .errors import to_jsonrpc as to_jsonrpc
-    from .framing import FrameDecoder as FrameDecoder
-    from .framing import encode_frame as encode_frame
-    from .hunks import TextHunk as TextHunk
-    from .hunks import apply_hunks as apply_hunks
-    from .hunks import minimal_hunks as minimal_hunks
+    from .handlers import SERVER_CAPABILITIES as SERVER_CAPABILITIES
+    from .handlers import DshLanguageServer as DshLanguageServer
+    from .handlers import build_server as build_server
     from .logs import LogLevel as LogLevel
     from .logs import configure_logging as configure_logging
-    from .outcome import PendingPrompt as PendingPrompt
-    from .outcome import PromptResult as PromptResult
-    from .outcome import StopReason as StopReason
-    from .outcome import stop_reason as stop_reason
-    from .plain_client import PLAIN_CLIENT as PLAIN_CLIENT
-    from .plain_client import PlainClient as PlainClient
-    from .plain_client import PlainClientPlugin as PlainClientPlugin
-    from .plugin import BRIDGE as BRIDGE
-    from .plugin import ServerBridgePlugin as ServerBridgePlugin
-    from .positions import Position as Position
-    from .positions import PositionEncoding as PositionEncoding
-    from .positions import positions_at as positions_at
-    from .protocol import DshProtocol as DshProtocol
+    from .plain.commands import COMMANDS as COMMANDS
+    from .plain.plain_client import PLAIN_CLIENT as PLAIN_CLIENT
+    from .plain.plain_client import PlainClient as PlainClient
+    from .plain.plain_client import PlainClientPlugin as PlainClientPlugin
     from .serve import TcpAddress as TcpAddress
-    from .server import SERVER_CAPABILITIES as SERVER_CAPABILITIES
-    from .server import DshLanguageServer as DshLanguageServer
-    from .server import build_server as build_server
+    from .sessions.bridge import SessionBridge as SessionBridge
+    from .sessions.outcome import PendingPrompt as PendingPrompt
+    from .sessions.outcome import PromptResult as PromptResult
+    from .sessions.outcome import StopReason as StopReason
+    from .sessions.outcome import stop_reason as stop_reason
+    from .sessions.plugin import BRIDGE as BRIDGE
+    from .sessions.plugin import ServerBridgePlugin as ServerBridgePlugin
+    from .sessions.sink import UpdateSink as UpdateSink
+    from .sessions.updates import UpdateTranslator as UpdateTranslator
     from .settings import DshSettings as DshSettings
     from .settings import EditSettings as EditSettings
     from .settings import ModelSettings as ModelSettings
@@ -98,27 +94,32 @@ if typing.TYPE_CHECKING:
     from .settings import SettingsError as SettingsError
     from .settings import merge_settings as merge_settings
     from .settings import parse_settings as parse_settings
-    from .sink import UpdateSink as UpdateSink
-    from .updates import UpdateTranslator as UpdateTranslator
-    from .workspace_edits import EditLabel as EditLabel
+    from .wire.channel import ClientChannel as ClientChannel
+    from .wire.channel import ClientFeatures as ClientFeatures
+    from .wire.channel import ClientRequestError as ClientRequestError
+    from .wire.channel import client_features as client_features
+    from .wire.converter import dict_params_converter as dict_params_converter
+    from .wire.framing import FrameDecoder as FrameDecoder
+    from .wire.framing import encode_frame as encode_frame
+    from .wire.protocol import DshProtocol as DshProtocol
 
 _MODULES: dict[str, tuple[str, ...]] = {
     "boot": ("LoadPlugins", "ServerState"),
-    "bridge": ("SessionBridge",),
-    "buffer_view": ("BufferView",),
-    "channel": ("ClientChannel", "ClientFeatures", "ClientRequestError", "client_features"),
-    "commands": ("COMMANDS",),
-    "converter": ("dict_params_converter",),
-    "demo": ("DemoPlan", "run_demo"),
-    "disk_policy": ("DiskSync",),
-    "document_sync": ("DocumentSyncProtocol",),
-    "documents": ("ContentChange", "DocumentEvent", "OpenDocument", "OpenDocuments"),
-    "edit_capabilities": ("EditCapabilities",),
-    "edit_delivery": ("Delivery", "deliver"),
-    "edit_labels": ("current_label", "label_listeners"),
-    "editor_connection": ("ApplyOutcome", "ChannelEditor", "EditorConnection"),
-    "editor_fs": ("EditorFileSystem",),
-    "editor_plugin": ("EDITOR", "EditorFileSystemPlugin", "EditorSetup", "load_file_system"),
+    "sessions.bridge": ("SessionBridge",),
+    "editor_fs.buffer_view": ("BufferView",),
+    "wire.channel": ("ClientChannel", "ClientFeatures", "ClientRequestError", "client_features"),
+    "plain.commands": ("COMMANDS",),
+    "wire.converter": ("dict_params_converter",),
+    "demo.run": ("DemoPlan", "run_demo"),
+    "editor_fs.disk_policy": ("DiskSync",),
+    "buffers.document_sync": ("DocumentSyncProtocol",),
+    "buffers.documents": ("ContentChange", "DocumentEvent", "OpenDocument", "OpenDocuments"),
+    "editor_fs.edit_capabilities": ("EditCapabilities",),
+    "editor_fs.edit_delivery": ("Delivery", "deliver"),
+    "editor_fs.edit_labels": ("current_label", "label_listeners"),
+    "editor_fs.editor_connection": ("ApplyOutcome", "ChannelEditor", "EditorConnection"),
+    "editor_fs.file_system": ("EditorFileSystem",),
+    "editor_fs.plugin": ("EDITOR", "EditorFileSystemPlugin", "EditorSetup", "load_file_system"),
     "errors": (
         "ServerError",
         "TurnFailedError",
@@ -126,16 +127,16 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "UnknownSessionError",
         "to_jsonrpc",
     ),
-    "framing": ("FrameDecoder", "encode_frame"),
-    "hunks": ("TextHunk", "apply_hunks", "minimal_hunks"),
+    "wire.framing": ("FrameDecoder", "encode_frame"),
+    "editor_fs.hunks": ("TextHunk", "apply_hunks", "minimal_hunks"),
     "logs": ("LogLevel", "configure_logging"),
-    "outcome": ("PendingPrompt", "PromptResult", "StopReason", "stop_reason"),
-    "plain_client": ("PLAIN_CLIENT", "PlainClient", "PlainClientPlugin"),
-    "plugin": ("BRIDGE", "ServerBridgePlugin"),
-    "positions": ("Position", "PositionEncoding", "positions_at"),
-    "protocol": ("DshProtocol",),
+    "sessions.outcome": ("PendingPrompt", "PromptResult", "StopReason", "stop_reason"),
+    "plain.plain_client": ("PLAIN_CLIENT", "PlainClient", "PlainClientPlugin"),
+    "sessions.plugin": ("BRIDGE", "ServerBridgePlugin"),
+    "buffers.positions": ("Position", "PositionEncoding", "positions_at"),
+    "wire.protocol": ("DshProtocol",),
     "serve": ("TcpAddress",),
-    "server": ("SERVER_CAPABILITIES", "DshLanguageServer", "build_server"),
+    "handlers": ("SERVER_CAPABILITIES", "DshLanguageServer", "build_server"),
     "settings": (
         "DshSettings",
         "EditSettings",
@@ -145,9 +146,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "merge_settings",
         "parse_settings",
     ),
-    "sink": ("UpdateSink",),
-    "updates": ("UpdateTranslator",),
-    "workspace_edits": ("EditLabel",),
+    "sessions.sink": ("UpdateSink",),
+    "sessions.updates": ("UpdateTranslator",),
+    "editor_fs.workspace_edits": ("EditLabel",),
 }
 """Which module defines each public name."""
 _HOME = {name: module for module, names in _MODULES.items() for name in names}

@@ -30,17 +30,17 @@ from pygls.uris import to_fs_path
 from dsh_lsp.kernel import Context, DshError, PluginFailedError
 from dsh_lsp.llm import JsonValue
 
-from .channel import ClientChannel, ClientFeatures, ClientRequestError, client_features
-from .documents import OpenDocuments
-from .edit_capabilities import EditCapabilities, edit_capabilities
+from .buffers.documents import OpenDocuments
+from .editor_fs.edit_capabilities import EditCapabilities, edit_capabilities
 from .errors import ServerError
 from .settings import SECTION, DshSettings, SettingsError, merge_settings, parse_settings
+from .wire.channel import ClientChannel, ClientFeatures, ClientRequestError, client_features
 
 if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
     from dsh_lsp.agent import AgentOptions
 
-    from .bridge import SessionBridge
-    from .plain_client import PlainClient
+    from .plain.plain_client import PlainClient
+    from .sessions.bridge import SessionBridge
 
 _log = logging.getLogger(__name__)
 
@@ -133,10 +133,10 @@ class ServerState:
 
     async def _boot(self) -> None:
         # The layers below the server load here, after ``initialize`` was answered.
-        from .editor_connection import ChannelEditor
-        from .editor_plugin import EDITOR, EditorSetup
-        from .plain_client import PLAIN_CLIENT, PlainClientPlugin
-        from .plugin import BRIDGE, ServerBridgePlugin
+        from .editor_fs.editor_connection import ChannelEditor
+        from .editor_fs.plugin import EDITOR, EditorSetup
+        from .plain.plain_client import PLAIN_CLIENT, PlainClientPlugin
+        from .sessions.plugin import BRIDGE, ServerBridgePlugin
 
         try:
             if self.features.configuration:

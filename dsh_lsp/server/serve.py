@@ -26,9 +26,9 @@ import anyio
 from dsh_lsp.kernel import Kernel
 
 from .boot import LoadPlugins
-from .pump import pump
-from .server import DshLanguageServer, build_server
-from .transport import Connection, open_stdio, open_tcp
+from .handlers import DshLanguageServer, build_server
+from .wire.pump import pump
+from .wire.transport import Connection, open_stdio, open_tcp
 
 _log = logging.getLogger(__name__)
 

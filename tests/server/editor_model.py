@@ -1,7 +1,7 @@
 """A model editor for tests: buffers, and workspace edits applied the way editors apply them.
 
 Shared by the in-process ``ScriptedEditor`` and the pytest-lsp client of the end-to-end
-tests. Position conversion is written independently of ``dsh_lsp.server.positions`` (a
+tests. Position conversion is written independently of ``dsh_lsp.server.buffers.positions`` (a
 character-by-character walk), so a bug there cannot hide behind the same bug here.
 
 Behaviours (``EditorBehaviour``), each modelled on a real editor:

@@ -17,10 +17,10 @@ from pathlib import Path
 from pygls.uris import from_fs_path
 
 from dsh_lsp.llm import JsonObject
-from dsh_lsp.server.documents import ContentChange, OpenDocuments
-from dsh_lsp.server.edit_capabilities import EditCapabilities
-from dsh_lsp.server.editor_connection import ApplyOutcome
-from dsh_lsp.server.positions import Position
+from dsh_lsp.server.buffers.documents import ContentChange, OpenDocuments
+from dsh_lsp.server.buffers.positions import Position
+from dsh_lsp.server.editor_fs.edit_capabilities import EditCapabilities
+from dsh_lsp.server.editor_fs.editor_connection import ApplyOutcome
 
 from .editor_model import EditorBehaviour, EditorModel, Json, Notice
 

@@ -15,7 +15,7 @@ import pytest
 
 from dsh_lsp.llm import SessionId
 from dsh_lsp.server import FrameDecoder, encode_frame
-from dsh_lsp.server.demo import announced_port
+from dsh_lsp.server.demo.run import announced_port
 from dsh_lsp.session import JsonlPersistence
 from dsh_lsp.testing import completion
 

@@ -1,0 +1,3 @@
+"""buffers (placeholder face, filled in the next commit)."""
+
+__all__ = ()

@@ -1,0 +1,3 @@
+"""demo (placeholder face, filled in the next commit)."""
+
+__all__ = ()

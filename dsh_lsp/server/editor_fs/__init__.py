@@ -1,0 +1,3 @@
+"""editor_fs (placeholder face, filled in the next commit)."""
+
+__all__ = ()

@@ -1,0 +1,247 @@
+"""Closed files: writes and edits of files the editor does not mirror (server layer).
+
+The editor-backed provider's second half (``editor_fs`` calls it inside the target's
+critical section). The text an edit is computed against is what the editor will load: the
+disk text without its byte-order mark, or the overlay of an earlier agent edit the editor
+still holds unsaved. The edit goes out unversioned (the editor has no version for a file it
+has not loaded). Once the editor answers:
+
+- it mirrored the document (it opened it and sent didOpen/didChange): the edit is verified
+  like any open document's (``edit_delivery``);
+- the disk now holds the expected text (the editor saved it): the disk version;
+- otherwise the editor holds the text unsaved: an overlay remembers it until the disk
+  changes or the editor opens the document.
+
+A new file is ``CreateFile`` plus its text when the client performs resource operations, and a
+plain disk write through the local provider when it does not (nothing in the editor could
+hold it). A file whose bytes are not UTF-8 text cannot live in an editor buffer; replacing it
+is left to the local provider too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import anyio
+from pygls.uris import from_fs_path
+
+from dsh_lsp.fs_tools import (
+    ExpectVersion,
+    FsEditOutcome,
+    FsError,
+    FsInfo,
+    FsTarget,
+    FsWriteOutcome,
+    LiteralEdit,
+    WriteGuard,
+    apply_literal_edits,
+)
+from dsh_lsp.fs_tools.local import LocalFileSystem
+from dsh_lsp.fs_tools.local.disk import too_large
+from dsh_lsp.fs_tools.text import normalize_eol, strip_bom
+from dsh_lsp.fs_tools.version_checks import check_expected, check_guard, vanished
+from dsh_lsp.llm import JsonObject
+from dsh_lsp.server.buffers.documents import DocumentEvent
+
+from .buffer_view import BufferView
+from .disk_files import DiskFile, editor_text, load
+from .disk_policy import DiskSync
+from .edit_delivery import Delivery, deliver
+from .editor_connection import EditorConnection
+from .hunks import TextHunk, apply_hunks, minimal_hunks
+from .overlays import Overlay, Overlays
+from .text_edits import text_edits
+from .workspace_edits import EditLabel, annotation_for, create_file_edit, document_edit
+
+
+class ClosedFiles:
+    """See the module docstring; owns the overlays, shares ``sync`` with the provider."""
+
+    __slots__ = ("_disk", "_editor", "_max_write", "_overlays", "_settle", "_sync")
+
+    def __init__(
+        self,
+        editor: EditorConnection,
+        disk: LocalFileSystem,
+        overlays: Overlays,
+        sync: DiskSync,
+        *,
+        settle: float,
+        max_write_bytes: int,
+    ) -> None:
+        self._editor = editor
+        self._disk = disk
+        self._overlays = overlays
+        self._sync = sync
+        self._settle = settle
+        self._max_write = max_write_bytes
+
+    def on_document_event(self, event: DocumentEvent) -> None:
+        """A document the editor opens is mirrored from now on: its overlay goes."""
+        if event.kind == "opened" and event.key is not None:
+            self._overlays.drop(event.key)
+
+    def overlay(self, key: str, info: FsInfo | None) -> Overlay | None:
+        """The overlay of ``key`` if it still shadows the disk state ``info``."""
+        version = info.version if info is not None and info.type == "file" else None
+        return self._overlays.current(key, version)
+
+    async def current_overlay(self, target: FsTarget) -> Overlay | None:
+        """The valid overlay of ``target``, if any (a disk stat only when one exists)."""
+        if target.key not in self._overlays:
+            return None
+        return self.overlay(target.key, await self._disk.stat(target))
+
+    async def write(
+        self,
+        target: FsTarget,
+        real: str,
+        content: str,
+        guard: WriteGuard | None,
+        label: EditLabel,
+    ) -> FsWriteOutcome:
+        """``write_text`` of a file the editor does not mirror; see ``FileSystem``."""
+        shown = target.display_path
+        size = len(content.encode("utf-8", "surrogatepass"))
+        if size > self._max_write:
+            raise too_large(shown, size, self._max_write, "writing")
+        disk = await self._load(real, shown)
+        after = normalize_eol(strip_bom(content)[1])
+        if disk.version is None:
+            check_guard(guard, None, shown)
+            if not self._editor.capabilities.create_files:
+                return await self._disk.write_text(target, content, guard=guard)
+            version = await self._create(target, real, content, label)
+            return FsWriteOutcome(operation="create", version=version, before=None, after=after)
+        overlay = self._overlays.current(real, disk.version)
+        current = disk.version if overlay is None else overlay.token
+        check_guard(guard, current, shown)
+        try:
+            base = self._base(disk, overlay, shown)
+        except FsError:
+            return await self._disk.write_text(target, content, guard=guard)
+        view = BufferView.of(base)
+        wanted = view.restyled(content)
+        hunks = minimal_hunks(base, wanted)
+        version = await self._send(target, real, current, base, hunks, wanted, label)
+        return FsWriteOutcome(operation="update", version=version, before=view.text, after=after)
+
+    async def edit(
+        self,
+        target: FsTarget,
+        real: str,
+        edits: Sequence[LiteralEdit],
+        expected: ExpectVersion | None,
+        label: EditLabel,
+    ) -> FsEditOutcome:
+        """``edit_text`` of a file the editor does not mirror; see ``FileSystem``."""
+        shown = target.display_path
+        disk = await self._load(real, shown)
+        if disk.version is None:
+            if expected is not None:
+                raise vanished(shown)
+            raise FsError("FS_NOT_FOUND", f"{shown} does not exist")
+        overlay = self._overlays.current(real, disk.version)
+        current = disk.version if overlay is None else overlay.token
+        check_expected(expected, current, shown)
+        base = self._base(disk, overlay, shown)
+        view = BufferView.of(base)
+        applied = apply_literal_edits(view.text, edits, display_path=shown)
+        hunks = view.to_buffer(minimal_hunks(view.text, applied.text))
+        wanted = apply_hunks(base, hunks)
+        version = await self._send(target, real, current, base, hunks, wanted, label)
+        return FsEditOutcome(
+            version=version,
+            before=view.text,
+            after=applied.text,
+            replacements=applied.replacements,
+        )
+
+    @staticmethod
+    def _base(disk: DiskFile, overlay: Overlay | None, shown: str) -> str:
+        """The text the editor holds or will load. Raises FsError ``FS_NOT_TEXT``."""
+        if overlay is not None:
+            return overlay.text
+        assert disk.data is not None  # a file exists, so load() read it
+        return editor_text(disk.data, shown)
+
+    async def _load(self, real: str, shown: str) -> DiskFile:
+        return await anyio.to_thread.run_sync(partial(load, real, shown, max_bytes=self._max_write))
+
+    async def _send(
+        self,
+        target: FsTarget,
+        real: str,
+        current: str,
+        base: str,
+        hunks: Sequence[TextHunk],
+        expected: str,
+        label: EditLabel,
+    ) -> str:
+        """Deliver ``hunks`` of ``base``; the version token of the result (``current`` when
+        there is nothing to change)."""
+        if not hunks:
+            return current
+        capabilities = self._editor.capabilities
+        edits = text_edits(
+            base, hunks, capabilities.position_encoding, annotation=annotation_for(capabilities)
+        )
+        uri = _uri(target)
+        params = document_edit(capabilities, label, uri=uri, version=None, edits=edits)
+        return await self._deliver(target, real, uri, params, expected, label)
+
+    async def _create(self, target: FsTarget, real: str, content: str, label: EditLabel) -> str:
+        capabilities = self._editor.capabilities
+        annotation = annotation_for(capabilities)
+        insert = [TextHunk(start=0, end=0, new_text=content)] if content else []
+        edits = text_edits("", insert, capabilities.position_encoding, annotation=annotation)
+        uri = _uri(target)
+        params = create_file_edit(capabilities, label, uri=uri, edits=edits)
+        return await self._deliver(target, real, uri, params, content, label)
+
+    async def _deliver(
+        self,
+        target: FsTarget,
+        real: str,
+        uri: str,
+        params: JsonObject,
+        expected: str,
+        label: EditLabel,
+    ) -> str:
+        shown = target.display_path
+        delivery = Delivery(
+            uri=uri,
+            params=params,
+            expected=expected,
+            version=None,
+            confirm=label.confirm,
+            display_path=shown,
+        )
+        token = await deliver(self._editor, delivery, settle=self._settle)
+        self._sync.edited(uri)
+        if token is not None:
+            self._overlays.drop(real)
+            return token
+        try:
+            now = await self._load(real, shown)
+        except FsError:
+            now = DiskFile(version=None)
+        if now.version is not None and now.data is not None and _text(now.data) == expected:
+            self._overlays.drop(real)
+            return now.version
+        return self._overlays.put(real, expected, now.version).token
+
+
+def _uri(target: FsTarget) -> str:
+    uri: str | None = from_fs_path(target.display_path)  # pygls leaves it untyped
+    if uri is None:
+        raise FsError("FS_INVALID_PATH", f"{target.display_path} has no file URI")
+    return uri
+
+
+def _text(data: bytes) -> str | None:
+    try:
+        return editor_text(data, "")
+    except FsError:
+        return None

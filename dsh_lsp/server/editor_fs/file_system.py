@@ -1,0 +1,244 @@
+"""EditorFileSystem: the ``FileSystem`` seam through the editor (server layer).
+
+Replaces the local provider when the client answers ``workspace/applyEdit``; the file tools
+and the policy run unchanged on top of it.
+
+Reads: a document open in the editor is read from the mirror (unsaved changes included;
+version ``buffer:<generation>:<version>``); a file the agent edited through the editor but
+the editor does not mirror is read from its overlay (``editor:<n>``, see ``overlays``); any
+other file comes from disk through the local provider (its versions). Listings and
+resolution are the local provider's.
+
+Mutations: every write and edit is one ``workspace/applyEdit`` carrying minimal hunks
+(``hunks``) in the document's own line endings and the negotiated position encoding,
+labelled with the tool call's title. An open document's edit is versioned and verified
+(``edit_delivery``); a closed file's edit goes to the editor unversioned (the editor loads the
+file and applies it; see ``closed_files``); a new file is a ``CreateFile`` plus its text when
+the client performs resource operations, else it is written to disk directly. Each target
+is one critical section: the version check, the computation and the round trip to the
+editor happen inside it, so concurrent edits of one file serialize.
+
+Disk policy: edits stay in the editor's buffers until saved (``disk_sync``, see
+``disk_policy``); the agent always reads what the editor holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Sequence
+from typing import Final
+
+import anyio
+
+from dsh_lsp.fs_tools import (
+    ExpectVersion,
+    FsDirEntry,
+    FsEditOutcome,
+    FsInfo,
+    FsTarget,
+    FsWriteOutcome,
+    LiteralEdit,
+    WriteGuard,
+    apply_literal_edits,
+)
+from dsh_lsp.fs_tools.local import LocalFileSystem
+from dsh_lsp.fs_tools.local.locks import KeyedLocks
+from dsh_lsp.fs_tools.text import SNIFF_BYTES, normalize_eol, not_text, strip_bom
+from dsh_lsp.fs_tools.version_checks import check_expected, check_guard
+from dsh_lsp.server.buffers.documents import DocumentEvent, OpenDocument
+
+from .buffer_view import BufferView
+from .closed_files import ClosedFiles
+from .disk_policy import DiskSync
+from .edit_delivery import SETTLE_SECONDS, Delivery, deliver
+from .edit_labels import current_label
+from .editor_connection import EditorConnection
+from .hunks import TextHunk, apply_hunks, minimal_hunks
+from .overlays import Overlays
+from .text_edits import text_edits
+from .workspace_edits import EditLabel, annotation_for, document_edit
+
+STREAM_CHARS: Final = 1 << 20
+"""Characters per chunk when streaming an editor-held text."""
+
+LabelSource = Callable[[str], EditLabel]
+"""The label of the running tool call, given a fallback title."""
+
+
+class EditorFileSystem:
+    """The editor-backed provider of ``FS``; see the module docstring. Owns no resources."""
+
+    __slots__ = ("_closed", "_disk", "_editor", "_labels", "_locks", "_settle", "disk_sync")
+
+    def __init__(
+        self,
+        editor: EditorConnection,
+        disk: LocalFileSystem,
+        *,
+        labels: LabelSource = current_label,
+        settle: float = SETTLE_SECONDS,
+        max_write_bytes: int = 32 << 20,
+    ) -> None:
+        self._editor = editor
+        self._disk = disk
+        self._labels = labels
+        self._settle = settle
+        self._locks = KeyedLocks()
+        self.disk_sync = DiskSync(editor)
+        """The agent edits not saved yet (see ``disk_policy``)."""
+        self._closed = ClosedFiles(
+            editor,
+            disk,
+            Overlays(),
+            self.disk_sync,
+            settle=settle,
+            max_write_bytes=max_write_bytes,
+        )
+
+    def on_document_event(self, event: DocumentEvent) -> None:
+        """Subscribe this to the mirror (``OpenDocuments.subscribe``): overlays and pending
+        saves follow what the editor opens, saves and closes."""
+        self._closed.on_document_event(event)
+        self.disk_sync.on_document_event(event)
+
+    async def resolve(self, path: str, *, cwd: str | None = None) -> FsTarget:
+        """See ``FileSystem.resolve``."""
+        return await self._disk.resolve(path, cwd=cwd)
+
+    async def stat(self, target: FsTarget) -> FsInfo | None:
+        """See ``FileSystem.stat``."""
+        document = self._editor.documents.by_key(target.key)
+        if document is not None:
+            return _held_info(document.text(), document.token)
+        info = await self._disk.stat(target)
+        overlay = self._closed.overlay(target.key, info)
+        return info if overlay is None else _held_info(overlay.text, overlay.token)
+
+    async def read_text(self, target: FsTarget) -> str:
+        """See ``FileSystem.read_text``."""
+        held = await self._held_text(target)
+        return await self._disk.read_text(target) if held is None else held
+
+    async def stream_text(self, target: FsTarget) -> AsyncGenerator[str, None]:
+        """See ``FileSystem.stream_text``."""
+        held = await self._held_text(target)
+        if held is None:
+            async for chunk in self._disk.stream_text(target):
+                yield chunk
+            return
+        for start in range(0, len(held), STREAM_CHARS):
+            yield held[start : start + STREAM_CHARS]
+
+    async def list_dir(self, target: FsTarget) -> tuple[FsDirEntry, ...]:
+        """See ``FileSystem.list_dir``."""
+        return await self._disk.list_dir(target)
+
+    async def write_text(
+        self, target: FsTarget, content: str, *, guard: WriteGuard | None = None
+    ) -> FsWriteOutcome:
+        """See ``FileSystem.write_text``."""
+        async with self._locks.hold(target.key):
+            real, document, label = await self._enter(target, "Write")
+            if document is None:
+                return await self._closed.write(target, real, content, guard, label)
+            check_guard(guard, document.token, target.display_path)
+            raw = document.text()
+            view = BufferView.of(raw)
+            wanted = view.restyled(content)
+            version = await self._send_open(
+                document, target, minimal_hunks(raw, wanted), wanted, label
+            )
+            return FsWriteOutcome(
+                operation="update",
+                version=version,
+                before=view.text,
+                after=normalize_eol(strip_bom(content)[1]),
+            )
+
+    async def edit_text(
+        self,
+        target: FsTarget,
+        edits: Sequence[LiteralEdit],
+        *,
+        expected: ExpectVersion | None = None,
+    ) -> FsEditOutcome:
+        """See ``FileSystem.edit_text``."""
+        edits = tuple(edits)
+        async with self._locks.hold(target.key):
+            real, document, label = await self._enter(target, "Edit")
+            if document is None:
+                return await self._closed.edit(target, real, edits, expected, label)
+            shown = target.display_path
+            check_expected(expected, document.token, shown)
+            raw = document.text()
+            view = BufferView.of(raw)
+            if "\0" in view.text:
+                raise not_text(shown, "contains NUL characters")
+            applied = apply_literal_edits(view.text, edits, display_path=shown)
+            hunks = view.to_buffer(minimal_hunks(view.text, applied.text))
+            version = await self._send_open(document, target, hunks, apply_hunks(raw, hunks), label)
+            return FsEditOutcome(
+                version=version,
+                before=view.text,
+                after=applied.text,
+                replacements=applied.replacements,
+            )
+
+    async def _enter(
+        self, target: FsTarget, verb: str
+    ) -> tuple[str, OpenDocument | None, EditLabel]:
+        """Inside the critical section: the confined real path (raises FsError
+        ``FS_OUTSIDE_WORKSPACE`` / ``FS_PROTECTED_PATH``), the open document, the label."""
+        real = await anyio.to_thread.run_sync(self._disk.paths.check_writable, target)
+        label = self._labels(f"{verb} {target.display_path}")
+        return real, self._editor.documents.by_key(real), label
+
+    async def _send_open(
+        self,
+        document: OpenDocument,
+        target: FsTarget,
+        hunks: Sequence[TextHunk],
+        expected: str,
+        label: EditLabel,
+    ) -> str:
+        """Deliver ``hunks`` of an open document; the version token of the result."""
+        if not hunks:
+            return document.token
+        capabilities = self._editor.capabilities
+        edits = text_edits(
+            document.text(),
+            hunks,
+            capabilities.position_encoding,
+            annotation=annotation_for(capabilities),
+        )
+        params = document_edit(
+            capabilities, label, uri=document.uri, version=document.version, edits=edits
+        )
+        delivery = Delivery(
+            uri=document.uri,
+            params=params,
+            expected=expected,
+            version=document.version,
+            confirm=label.confirm,
+            display_path=target.display_path,
+        )
+        token = await deliver(self._editor, delivery, settle=self._settle)
+        self.disk_sync.edited(document.uri)
+        return token if token is not None else document.token
+
+    async def _held_text(self, target: FsTarget) -> str | None:
+        """The model's view of the text the editor holds for ``target``, or None (disk)."""
+        document = self._editor.documents.by_key(target.key)
+        if document is not None:
+            text = document.text()
+        else:
+            overlay = await self._closed.current_overlay(target)
+            if overlay is None:
+                return None
+            text = overlay.text
+        if "\0" in text[:SNIFF_BYTES]:
+            raise not_text(target.display_path, "looks binary (it contains NUL characters)")
+        return strip_bom(text)[1]
+
+
+def _held_info(text: str, token: str) -> FsInfo:
+    return FsInfo(type="file", version=token, size=len(text.encode("utf-8", "surrogatepass")))

@@ -1,0 +1,3 @@
+"""plain (placeholder face, filled in the next commit)."""
+
+__all__ = ()

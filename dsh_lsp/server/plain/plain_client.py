@@ -1,0 +1,235 @@
+"""PlainClient: agent turns for editors that will never ship a dsh plugin (server layer).
+
+Helix, Emacs (eglot, lsp-mode), Sublime LSP, Zed and any other LSP client reach the agent
+through standard LSP only: ``workspace/executeCommand`` (``commands``) and
+``textDocument/codeAction`` (``code_actions``) call this service. It keeps one *active*
+session per connection (made by ``dsh.newSession`` or ``dsh.resumeLast``, or on the first
+prompt) and runs each prompt as a background task of its plugin, so the command answers at
+once (eglot and Helix block or time out on long requests). While the turn runs, a
+cancellable work-done progress shows what it does; cancelling that progress (or
+``dsh.cancel``) cancels the turn. When it ends, the answer's first line goes to
+``window/showMessage`` and the whole answer to ``window/logMessage``; approvals arrive as
+``window/showMessageRequest`` (``permissions``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
+from dsh_lsp.llm import ContentBlock, JsonValue
+from dsh_lsp.server.errors import TurnRunningError
+from dsh_lsp.server.sessions.bridge import SessionBridge
+from dsh_lsp.server.sessions.plugin import BRIDGE
+from dsh_lsp.server.wire.channel import ClientChannel
+from dsh_lsp.session import SESSION_EVENT, SessionEventNotice
+from dsh_lsp.session.events import ASSISTANT_MESSAGE, TOOL_CALL
+from dsh_lsp.tools import TOOLS, ToolRegistry
+
+from .progress import TurnProgress, progress_message
+
+_log = logging.getLogger(__name__)
+
+SHOW_MESSAGE: Final = "window/showMessage"
+LOG_MESSAGE: Final = "window/logMessage"
+ERROR, WARNING, INFO = 1, 2, 3
+SUMMARY_CHARS: Final = 200
+"""The longest answer shown whole in ``window/showMessage``."""
+
+_ENDINGS: Final[dict[str, tuple[int, str]]] = {
+    "end_turn": (INFO, "done"),
+    "max_tokens": (WARNING, "stopped: the answer hit the token limit"),
+    "max_turn_requests": (WARNING, "stopped: the turn hit its step limit"),
+    "cancelled": (INFO, "cancelled"),
+    "refusal": (WARNING, "the model refused"),
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class _Turn:
+    session_id: str
+    cwd: str | None
+    progress: TurnProgress | None = None
+    answer: str = ""
+
+
+class PlainClient:
+    """See the module docstring. Built and owned by ``PlainClientPlugin``."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        bridge: SessionBridge,
+        tools: ToolRegistry,
+        channel: ClientChannel,
+        *,
+        progress: bool,
+        default_cwd: Callable[[], str | None],
+    ) -> None:
+        self._ctx = ctx
+        self._bridge = bridge
+        self._tools = tools
+        self._channel = channel
+        self._progress = progress
+        self._default_cwd = default_cwd
+        self._turns: dict[str, _Turn] = {}
+        self._tokens: dict[str, str] = {}
+        self._counter = itertools.count(1)
+        self.active: str | None = None
+        """The session prompts go to."""
+
+    async def new_session(self) -> str:
+        """Start a session in the first workspace folder and make it active."""
+        self.active = str(await self._bridge.new_session(None))
+        return self.active
+
+    async def resume_last(self) -> str | None:
+        """Resume the most recently updated session and make it active (None: there is
+        none). Raises what ``SessionBridge.resume`` raises."""
+        sessions = await self._bridge.list_sessions()
+        if not sessions:
+            return None
+        first = sessions[0]
+        assert isinstance(first, dict)
+        self.active = str(await self._bridge.resume(str(first["sessionId"])))
+        return self.active
+
+    async def prompt(self, content: tuple[ContentBlock, ...], excerpt: str) -> str:
+        """Start a turn of the active session (a new one if none) in the background and
+        return its id. Raises TurnRunningError while that session still answers."""
+        session_id = self.active or await self.new_session()
+        if session_id in self._turns:
+            raise TurnRunningError(session_id)
+        turn = self._turns[session_id] = _Turn(session_id=session_id, cwd=self._default_cwd())
+        self._ctx.start_soon(self._run, turn, content, excerpt, name=f"dsh.prompt {session_id}")
+        return session_id
+
+    def cancel(self, session_id: str | None = None) -> bool:
+        """Cancel the turn of ``session_id`` (default: the active session); True when one
+        was running."""
+        target = session_id or self.active
+        if target is None:
+            return False
+        self._bridge.cancel(target)
+        return target in self._turns
+
+    def cancel_progress(self, token: str) -> None:
+        """``window/workDoneProgress/cancel``: cancel the turn the progress belongs to."""
+        session_id = self._tokens.get(token)
+        if session_id is not None:
+            self.cancel(session_id)
+
+    def on_session_event(self, notice: SessionEventNotice) -> None:
+        """``SESSION_EVENT`` listener: progress reports and the answer text. Never raises."""
+        turn = self._turns.get(notice.session.id)
+        if turn is None:
+            return
+        event = notice.event
+        try:
+            if event.type == TOOL_CALL and turn.progress is not None:
+                name = str(event.data.get("name"))
+                view = self._tools.present_call(name, _arguments(event.data.get("arguments")))
+                turn.progress.report(progress_message(view, turn.cwd))
+            elif event.type == ASSISTANT_MESSAGE:
+                text = _text(event.data.get("content"))
+                if text:
+                    turn.answer = text
+        except Exception:
+            _log.exception("progress for event %s of %s failed", event.seq, turn.session_id)
+
+    async def _run(self, turn: _Turn, content: tuple[ContentBlock, ...], excerpt: str) -> None:
+        token = f"dsh-turn-{next(self._counter)}"
+        try:
+            if self._progress:
+                turn.progress = await TurnProgress.start(self._channel, token, "dsh", excerpt)
+                self._tokens[token] = turn.session_id
+            try:
+                result = await self._bridge.prompt(turn.session_id, content)
+            except DshError as exc:
+                self._end(turn, ERROR, f"failed: {exc}", None)
+                return
+            kind, ending = _ENDINGS.get(result.stop_reason, (INFO, result.stop_reason))
+            self._end(turn, kind, ending, turn.answer or None)
+        finally:
+            self._turns.pop(turn.session_id, None)
+            self._tokens.pop(token, None)
+
+    def _end(self, turn: _Turn, kind: int, ending: str, answer: str | None) -> None:
+        if turn.progress is not None:
+            turn.progress.end(ending)
+        if answer is None:
+            self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": f"dsh: {ending}"})
+            return
+        self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {answer}"})
+        self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": summary(answer)})
+
+
+def summary(answer: str) -> str:
+    """The answer as one short line for a message box, pointing to the log for the rest."""
+    first = answer.strip().split("\n", 1)[0].strip()
+    cut = len(first) > SUMMARY_CHARS or first != answer.strip()
+    if len(first) > SUMMARY_CHARS:
+        first = first[: SUMMARY_CHARS - 1].rstrip() + "\u2026"
+    return f"dsh: {first}" + (" (full answer in the dsh-lsp log)" if cut else "")
+
+
+def _arguments(raw: JsonValue) -> JsonValue:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        parsed: JsonValue = json.loads(raw)
+    except ValueError:
+        return raw
+    return parsed
+
+
+def _text(content: JsonValue) -> str:
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        str(block.get("text", ""))
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text"
+    ]
+    return "".join(parts).strip()
+
+
+PLAIN_CLIENT: ServiceKey[PlainClient] = ServiceKey("lsp-plain-client")
+"""The plain-LSP front end of the connection."""
+
+
+class PlainClientPlugin(Plugin[None]):
+    """Provides ``PLAIN_CLIENT``; injects ``BRIDGE`` and ``TOOLS``; its fiber owns the
+    background turns (unloading it cancels them)."""
+
+    name: ClassVar[str] = "lsp-plain-client"
+    inject = (BRIDGE, TOOLS)
+
+    def __init__(
+        self,
+        channel: ClientChannel,
+        *,
+        progress: bool,
+        default_cwd: Callable[[], str | None],
+    ) -> None:
+        self._channel = channel
+        self._progress = progress
+        self._default_cwd = default_cwd
+
+    async def apply(self, ctx: Context, config: None) -> None:
+        """Provide the service and listen to the session events it reports from."""
+        plain = PlainClient(
+            ctx,
+            ctx.require(BRIDGE),
+            ctx.require(TOOLS),
+            self._channel,
+            progress=self._progress,
+            default_cwd=self._default_cwd,
+        )
+        ctx.on(SESSION_EVENT, plain.on_session_event)
+        ctx.provide(PLAIN_CLIENT, plain)

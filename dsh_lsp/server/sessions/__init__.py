@@ -1,0 +1,3 @@
+"""sessions (placeholder face, filled in the next commit)."""
+
+__all__ = ()

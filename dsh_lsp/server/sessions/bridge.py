@@ -1,0 +1,273 @@
+"""SessionBridge: editor sessions driven through ``AGENTS``, rendered from the log (server).
+
+The bridge never touches the loop: it creates and resumes agents through the registry, sends
+them messages, and renders what their sessions log (``SESSION_EVENT``) through one
+``UpdateTranslator`` per session into ``dsh/session/update`` notifications. A prompt settles
+exactly once (``PendingPrompt``): on the ``turn/end`` of the first message-triggered turn
+logged after it was sent, or from the log once the agent is idle (the event never reached
+us, or a cancel dropped the message before its turn started). ``dsh/cancel`` and a cancelled
+request stop the turn and the prompt waits for it to end, so every update of a turn — its
+closing ``state_update`` and ``usage_update`` included — is sent (the sink flushed) before
+the prompt answers, whether the turn completed, failed or was cancelled.
+A resume replays the whole log through a fresh translator before it answers.
+
+``dsh/session/new`` only reserves the session (id, cwd, creation time); its first prompt
+creates the agent and the stored session, titled from that prompt (``session_title``), so
+the title is in the stored header from the start. A session nobody prompted leaves no
+trace, as before: the store writes a log at its first turn.
+
+Kernel listeners here never raise: an exception in a ``SESSION_EVENT`` listener would fail
+the turn that logged the event, so each is contained and logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Final
+
+import anyio
+
+from dsh_lsp.agent import (
+    Agent,
+    AgentOptions,
+    AgentRegistry,
+    AgentSpec,
+    StatusChange,
+)
+from dsh_lsp.kernel import Context
+from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
+from dsh_lsp.server.errors import ServerError, TurnRunningError, UnknownSessionError
+from dsh_lsp.session import SESSION_PERSISTENCE, SessionError, SessionEventNotice, new_session_id
+from dsh_lsp.tools import ToolRegistry
+
+from .outcome import PendingPrompt, PromptResult
+from .session_record import ListEntry, SessionRecord, stored_entry
+from .session_title import session_title
+from .sink import UpdateSink
+from .updates import UpdateTranslator
+
+_log = logging.getLogger(__name__)
+
+SESSION_NOT_FOUND: Final = "SESSION_NOT_FOUND"
+LANDING_TIMEOUT: Final = 10.0
+"""Seconds a prompt whose request was cancelled waits for its turn to end before it
+answers anyway."""
+
+
+class SessionBridge:
+    """See the module docstring. Built by ``ServerBridgePlugin``; closed by ``aclose``."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        *,
+        agents: AgentRegistry,
+        tools: ToolRegistry,
+        sink: UpdateSink,
+        options: Callable[[], AgentOptions],
+        default_cwd: Callable[[], str | None],
+    ) -> None:
+        self._ctx = ctx
+        self._agents = agents
+        self._tools = tools
+        self._sink = sink
+        self._options = options
+        self._default_cwd = default_cwd
+        self._records: dict[str, SessionRecord] = {}
+        self._opening: dict[str, anyio.Event] = {}
+        self._closed = False
+
+    def translator(self, session_id: str) -> UpdateTranslator | None:
+        """The live translator of an open session (permission cards use it)."""
+        record = self._records.get(session_id)
+        return None if record is None else record.translator
+
+    async def new_session(self, cwd: str | None) -> SessionId:
+        """Reserve a new session in ``cwd`` (default: the first workspace folder); its first
+        prompt creates the agent. Never raises."""
+        session_id = new_session_id()
+        where = cwd or self._default_cwd()
+        self._records[session_id] = SessionRecord.reserved(session_id, where, self._tools)
+        return session_id
+
+    async def list_sessions(self) -> list[JsonValue]:
+        """Every stored and open session, most recently updated first: an open session by
+        the time of its last event, a stored one by its last write."""
+        entries: dict[str, ListEntry] = {}
+        persistence = self._ctx.get(SESSION_PERSISTENCE)
+        if persistence is not None:
+            for stored in await persistence.list():
+                entries[stored.header.id] = stored_entry(stored)
+        for session_id, record in self._records.items():
+            entries[session_id] = record.list_entry()
+        ordered = sorted(entries.values(), key=lambda e: _int(e["updatedAt"]), reverse=True)
+        return list(ordered)
+
+    async def resume(self, session_id: str) -> SessionId:
+        """Open a stored session (or take the open one), replay its whole log as updates,
+        then return its id.
+
+        Raises UnknownSessionError for an id nobody stored; SessionError (corrupt log, …)
+        and AgentError from the registry otherwise.
+        """
+        record = await self._open(session_id)
+        if record.handle is not None:
+            replay = UpdateTranslator(self._tools, record.cwd)
+            for event in record.handle.agent.session.events[:]:
+                for update in replay.translate(event):
+                    self._sink.send(session_id, update)
+            self._sink.flush(session_id)
+        return SessionId(record.session_id)
+
+    async def _open(self, session_id: str) -> SessionRecord:
+        while (opening := self._opening.get(session_id)) is not None:
+            await opening.wait()
+        record = self._records.get(session_id)
+        if record is not None:
+            return record
+        opening = self._opening[session_id] = anyio.Event()
+        try:
+            handle = await self._agents.resume(SessionId(session_id), options=self._options())
+        except SessionError as exc:
+            if exc.code == SESSION_NOT_FOUND:
+                raise UnknownSessionError(session_id) from None
+            raise
+        finally:
+            del self._opening[session_id]
+            opening.set()
+        record = self._records[session_id] = SessionRecord.opened(handle, self._tools)
+        return record
+
+    async def prompt(self, session_id: str, content: tuple[ContentBlock, ...]) -> PromptResult:
+        """Send ``content`` and wait for the turn it starts to end.
+
+        Raises UnknownSessionError, TurnRunningError, TurnFailedError (the turn ended with
+        an error; its code travels along), and AgentError / SessionError when the first
+        prompt cannot create the session. Cancelling the caller cancels the turn, and the
+        caller's cancellation is re-raised once that turn has ended.
+        """
+        record = self._records.get(session_id)
+        if record is None:
+            raise UnknownSessionError(session_id)
+        if record.prompt is not None:
+            raise TurnRunningError(session_id)
+        pending = record.prompt = PendingPrompt()
+        try:
+            agent = await self._agent(record, content)
+            await agent.when_idle()
+            if not pending.cancelling:
+                pending.begin(len(agent.session.events))
+                agent.send(content)
+                await pending.until_ended_or_cancelling()
+            await self._land(record, pending)
+            return pending.result()
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True), anyio.move_on_after(LANDING_TIMEOUT):
+                self.cancel(session_id)
+                await self._land(record, pending)
+            raise
+        finally:
+            if record.prompt is pending:
+                record.prompt = None
+
+    async def _agent(self, record: SessionRecord, content: tuple[ContentBlock, ...]) -> Agent:
+        """The session's agent; the first prompt of a new session creates it (and the stored
+        session, titled from ``content``). Raises AgentError / SessionError."""
+        if record.handle is None:
+            spec = AgentSpec(
+                options=self._options(),
+                session_id=SessionId(record.session_id),
+                cwd=record.cwd,
+                title=session_title(content),
+            )
+            handle = await self._agents.create(spec)
+            if self._closed:  # the bridge closed while the agent was being made
+                await handle.dispose()
+                raise ServerError("dsh-lsp is shutting down")
+            record.handle = handle
+            record.created_at = handle.agent.session.header.created_at
+        return record.handle.agent
+
+    async def _land(self, record: SessionRecord, pending: PendingPrompt) -> None:
+        """Wait until the prompt's turn has ended, settle the prompt, and send what the sink
+        holds: after this every update of the turn is on its way to the client."""
+        if not pending.settled:
+            if record.handle is None or not pending.started:
+                pending.cancel()
+            else:
+                agent = record.handle.agent
+                await agent.when_idle()
+                pending.reconcile(agent.session.events[pending.watermark :])
+        self._sink.flush(record.session_id)
+
+    def cancel(self, session_id: str) -> None:
+        """Cancel the session's turn; its prompt answers ``cancelled`` once the turn has
+        ended. Unknown sessions are ignored (this serves a notification)."""
+        record = self._records.get(session_id)
+        if record is None:
+            _log.info("dsh/cancel for a session that is not open: %s", session_id)
+            return
+        if record.handle is not None:
+            record.handle.agent.cancel("dsh/cancel")
+        if record.prompt is not None and not record.prompt.settled:
+            record.prompt.request_cancel()
+
+    def on_session_event(self, notice: SessionEventNotice) -> None:
+        """``SESSION_EVENT`` listener: render the event, settle a prompt on its turn's end."""
+        session_id = notice.session.id
+        record = self._records.get(session_id)
+        if record is None:
+            return
+        try:
+            for update in record.translator.translate(notice.event):
+                self._sink.send(session_id, update)
+            pending = record.prompt
+            if pending is not None and pending.observe(notice.event):
+                self._sink.flush(session_id)
+        except Exception:
+            _log.exception("rendering event %s of session %s failed", notice.event.seq, session_id)
+
+    def on_status(self, change: StatusChange) -> None:
+        """``AGENT_STATUS`` listener: the fallback that settles a prompt from the log when the
+        agent went idle (or was disposed) and the prompt is still open."""
+        if change.status == "running":
+            return
+        session = change.agent.session
+        record = self._records.get(session.id)
+        if record is None or record.prompt is None or record.prompt.settled:
+            return
+        pending = record.prompt
+        if pending.watermark is None:
+            return
+        try:
+            pending.reconcile(session.events[pending.watermark :])
+            self._sink.flush(session.id)
+        except Exception:
+            _log.exception("settling the prompt of session %s from its log failed", session.id)
+
+    async def aclose(self) -> None:
+        """Cancel every turn, settle every prompt, and dispose every agent (each lands its
+        closing ``turn/end`` and flush first). Idempotent; never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        records = list(self._records.items())
+        for session_id, _ in records:
+            self.cancel(session_id)
+        async with anyio.create_task_group() as group:
+            for session_id, record in records:
+                group.start_soon(self._dispose, session_id, record)
+        self._records.clear()
+
+    async def _dispose(self, session_id: str, record: SessionRecord) -> None:
+        try:
+            if record.handle is not None:
+                await record.handle.dispose()
+        except Exception:
+            _log.exception("disposing the agent of session %s failed", session_id)
+        self._sink.forget(session_id)
+
+
+def _int(value: JsonValue) -> int:
+    return value if isinstance(value, int) else 0

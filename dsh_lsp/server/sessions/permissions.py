@@ -1,0 +1,145 @@
+"""EditorPermissions: the ``PERMISSIONS`` service that asks the user in the editor (server).
+
+When a tool call needs approval, the session shows it as a pending ``tool_call`` and a
+``state_update{requires_action}``, then asks:
+
+- a client with the ``dsh`` permission capability gets ``dsh/requestPermission`` with the
+  call (title, kind, raw input, diffs) and four options (allow / reject, once / always);
+- any other client gets ``window/showMessageRequest`` with one action per option.
+
+The answer goes back to the tool registry, which remembers "always" answers for the session.
+A dismissed message box counts as "reject once"; a client error or an answer that names no
+offered option is logged and counts as "reject once" too. When the turn is cancelled, the
+awaiting call is cancelled, which withdraws the request (``$/cancelRequest``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Final
+
+from pydantic import ValidationError
+
+from dsh_lsp.llm import CallId, JsonObject, JsonValue
+from dsh_lsp.server.wire.channel import ClientChannel, ClientRequestError
+from dsh_lsp.server.wire.params import CancelledOutcome, MessageActionAnswer, PermissionAnswer
+from dsh_lsp.tools import PermissionOutcome, ToolCallView, ToolExecution
+
+from .sink import UpdateSink
+from .updates import UpdateTranslator, tool_call_update
+
+_log = logging.getLogger(__name__)
+
+REQUEST_METHOD: Final = "dsh/requestPermission"
+SHOW_MESSAGE_REQUEST: Final = "window/showMessageRequest"
+WARNING: Final = 2
+"""``MessageType.Warning``."""
+
+OPTIONS: Final[tuple[tuple[PermissionOutcome, str], ...]] = (
+    ("allow_once", "Allow"),
+    ("allow_always", "Always allow"),
+    ("reject_once", "Reject"),
+    ("reject_always", "Always reject"),
+)
+"""(optionId and kind, button name) of every option offered, in order."""
+
+TranslatorLookup = Callable[[str], UpdateTranslator | None]
+"""The live translator of a session bridged to this client, or None."""
+
+
+class EditorPermissions:
+    """A ``PermissionService``; see the module docstring."""
+
+    __slots__ = ("_channel", "_sink", "_translators")
+
+    def __init__(
+        self, channel: ClientChannel, sink: UpdateSink, translators: TranslatorLookup
+    ) -> None:
+        self._channel = channel
+        self._sink = sink
+        self._translators = translators
+
+    async def request(
+        self, exec: ToolExecution, view: ToolCallView, reason: str | None
+    ) -> PermissionOutcome:
+        """Ask the user about ``exec``; never raises except on cancellation."""
+        session_id = None if exec.session is None else str(exec.session.id)
+        translator = None if session_id is None else self._translators(session_id)
+        if session_id is None or translator is None:
+            _log.info("refused %s: its session is not open in this editor", exec.name)
+            return "reject_once"
+        card = translator.card(exec.call_id, exec.name, view, "pending")
+        if isinstance(exec.arguments, dict):
+            card["rawInput"] = exec.arguments
+        self._sink.send(session_id, tool_call_update(card))
+        self._sink.send(session_id, {"kind": "state_update", "state": "requires_action"})
+        try:
+            if self._channel.features.permissions:
+                outcome = await self._ask_rich(session_id, card, reason)
+            else:
+                outcome = await self._ask_plain(str(card["title"]), reason)
+        except ClientRequestError as exc:
+            _log.warning("permission request failed, refusing the call: %s", exc)
+            outcome = "reject_once"
+        self._sink.send(session_id, {"kind": "state_update", "state": "running"})
+        if outcome in ("allow_once", "allow_always"):
+            update = {"toolCallId": CallId(exec.call_id), "status": "in_progress"}
+            self._sink.send(session_id, tool_call_update(update))
+        return outcome
+
+    async def _ask_rich(
+        self, session_id: str, card: JsonObject, reason: str | None
+    ) -> PermissionOutcome:
+        tool_call = {
+            key: card[key]
+            for key in ("toolCallId", "title", "kind", "rawInput", "content")
+            if key in card
+        }
+        params: dict[str, JsonValue] = {
+            "sessionId": session_id,
+            "toolCall": tool_call,
+            "options": [
+                {"optionId": option, "name": name, "kind": option} for option, name in OPTIONS
+            ],
+        }
+        if reason:
+            params["reason"] = reason
+        answer = await self._channel.request(REQUEST_METHOD, params)
+        try:
+            parsed = PermissionAnswer.model_validate(answer)
+        except ValidationError:
+            _log.warning("unreadable %s answer, refusing the call", REQUEST_METHOD)
+            return "reject_once"
+        if isinstance(parsed.outcome, CancelledOutcome):
+            return "cancelled"
+        return _option(parsed.outcome.option_id)
+
+    async def _ask_plain(self, title: str, reason: str | None) -> PermissionOutcome:
+        why = f" ({reason})" if reason else ""
+        params: dict[str, JsonValue] = {
+            "type": WARNING,
+            "message": f"dsh-lsp wants to run: {title}{why}. Allow it?",
+            "actions": [{"title": name} for _, name in OPTIONS],
+        }
+        answer: JsonValue = await self._channel.request(SHOW_MESSAGE_REQUEST, params)
+        if answer is None:
+            return "reject_once"
+        try:
+            title = MessageActionAnswer.model_validate(answer).title
+        except ValidationError:
+            _log.warning("unreadable %s answer, refusing the call", SHOW_MESSAGE_REQUEST)
+            return "reject_once"
+        for option, name in OPTIONS:
+            if name == title:
+                return option
+        _log.warning("the client picked an action that was not offered: refusing the call")
+        return "reject_once"
+
+
+def _option(option_id: str) -> PermissionOutcome:
+    for option, _ in OPTIONS:
+        if option == option_id:
+            return option
+    _log.warning("the client chose an option that was not offered: refusing the call")
+    return "reject_once"

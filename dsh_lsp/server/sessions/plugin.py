@@ -1,0 +1,69 @@
+"""ServerBridgePlugin: the language server's part inside the kernel (server layer).
+
+Injects ``AGENTS`` and ``TOOLS``. It builds the ``UpdateSink`` (its flusher is a task of this
+plugin's fiber) and the ``SessionBridge`` (provided as ``BRIDGE``), listens to
+``SESSION_EVENT`` and ``agent/status``, provides ``PERMISSIONS`` (``EditorPermissions``)
+and registers the ``dsh.permissions`` policy ahead of every other ``tools/pre-execute``
+listener. Unloading it closes the bridge first: turns are cancelled, prompts settled and
+agents disposed while the rest of the kernel still stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from dsh_lsp.agent import AGENT_STATUS, AGENTS, AgentOptions
+from dsh_lsp.kernel import Context, Plugin, ServiceKey
+from dsh_lsp.server.settings import PermissionSettings
+from dsh_lsp.server.wire.channel import ClientChannel
+from dsh_lsp.session import SESSION_EVENT
+from dsh_lsp.tools import PERMISSIONS, TOOLS, TOOLS_PRE_EXECUTE
+
+from .bridge import SessionBridge
+from .permissions import EditorPermissions
+from .policy import permission_policy
+from .sink import UpdateSink
+
+BRIDGE: ServiceKey[SessionBridge] = ServiceKey("lsp-bridge")
+"""The session bridge the LSP handlers talk to."""
+
+
+class ServerBridgePlugin(Plugin[None]):
+    """See the module docstring. The callables read the server's current settings."""
+
+    name: ClassVar[str] = "lsp-bridge"
+    inject = (AGENTS, TOOLS)
+
+    def __init__(
+        self,
+        channel: ClientChannel,
+        *,
+        options: Callable[[], AgentOptions],
+        permissions: Callable[[], PermissionSettings],
+        default_cwd: Callable[[], str | None],
+    ) -> None:
+        self._channel = channel
+        self._options = options
+        self._permissions = permissions
+        self._default_cwd = default_cwd
+
+    async def apply(self, ctx: Context, config: None) -> None:
+        """Wire the bridge; everything registered here leaves with this plugin."""
+        tools = ctx.require(TOOLS)
+        sink = UpdateSink(self._channel)
+        bridge = SessionBridge(
+            ctx,
+            agents=ctx.require(AGENTS),
+            tools=tools,
+            sink=sink,
+            options=self._options,
+            default_cwd=self._default_cwd,
+        )
+        ctx.start_soon(sink.run, name="dsh/session/update flusher")
+        ctx.on(SESSION_EVENT, bridge.on_session_event)
+        ctx.on(AGENT_STATUS, bridge.on_status)
+        ctx.provide(PERMISSIONS, EditorPermissions(self._channel, sink, bridge.translator))
+        ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools), prepend=True)
+        ctx.provide(BRIDGE, bridge)
+        ctx.effect(lambda: bridge.aclose)

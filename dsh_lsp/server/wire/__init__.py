@@ -1,0 +1,3 @@
+"""wire (placeholder face, filled in the next commit)."""
+
+__all__ = ()
