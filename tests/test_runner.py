@@ -26,14 +26,18 @@ SESSION_LINE = re.compile(r"^session: (\S+)$", re.MULTILINE)
 
 
 def _run(
-    tmp_path: Path, server: ScriptedServer, *args: str, key: str | None = "dummy-key"
+    tmp_path: Path,
+    server: ScriptedServer,
+    *args: str,
+    key: str | None = "dummy-key",
+    base_url: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("DEEPSEEK_", "XDG_STATE_HOME"))
     }
-    env["DEEPSEEK_BASE_URL"] = server.base_url
+    env["DEEPSEEK_BASE_URL"] = server.base_url if base_url is None else base_url
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     if key is not None:
         env["DEEPSEEK_API_KEY"] = key
@@ -131,6 +135,22 @@ def test_session_resumes_with_its_history(tmp_path: Path, workspace: Path) -> No
     ]
 
 
+def test_a_local_endpoint_runs_without_a_key(tmp_path: Path, workspace: Path) -> None:
+    with ScriptedServer([completion(text="local answer")]) as server:
+        result = _run(tmp_path, server, "hi", "--cwd", str(workspace), key=None)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip().endswith("local answer")
+    assert "authorization" not in server.requests[0].headers
+
+
+def test_a_base_url_without_scheme_is_rejected_at_once(tmp_path: Path, workspace: Path) -> None:
+    with ScriptedServer([]) as server:
+        result = _run(tmp_path, server, "hi", "--cwd", str(workspace), base_url="localhost:1/v1")
+    assert result.returncode == 2
+    assert "DEEPSEEK_BASE_URL 'localhost:1/v1' is not an http:// or https:// URL" in result.stderr
+    assert server.requests == []
+
+
 def test_a_failing_model_call_exits_non_zero(tmp_path: Path, workspace: Path) -> None:
     with ScriptedServer([error(400, "bad request body")]) as server:
         result = _run(tmp_path, server, "hi", "--cwd", str(workspace))
@@ -141,7 +161,9 @@ def test_a_failing_model_call_exits_non_zero(tmp_path: Path, workspace: Path) ->
 
 def test_a_missing_api_key_or_session_cannot_start(tmp_path: Path, workspace: Path) -> None:
     with ScriptedServer([]) as server:
-        no_key = _run(tmp_path, server, "hi", "--cwd", str(workspace), key=None)
+        # A local endpoint needs no key (issue 17), so the missing key shows on a remote one.
+        remote = "https://api.deepseek.com"
+        no_key = _run(tmp_path, server, "hi", "--cwd", str(workspace), key=None, base_url=remote)
         no_session = _run(tmp_path, server, "hi", "--cwd", str(workspace), "--session", "nope")
     assert no_key.returncode == 2
     assert "DEEPSEEK_API_KEY" in no_key.stderr

@@ -6,8 +6,9 @@ Tolerance rules, so every adapter and every recorded stream assembles the same w
 * a delta for an index with no ``BlockStart`` opens the block (delta-only streams work);
 * ``BlockEnd`` is authoritative: its block replaces whatever was assembled, and later deltas
   for that index are ignored;
-* text and reasoning deltas concatenate; a tool call keeps the last id and name it was given
-  and concatenates argument fragments; a call that never got an id is ``call-<index>``;
+* text and reasoning deltas concatenate; a tool call keeps the last non-empty id and name it
+  was given (an empty one erases nothing) and concatenates argument fragments; a call that
+  never got an id is ``call-<index>``;
 * a delta of a different kind than its block is ignored; a plugin-kind block appears only once
   its ``BlockEnd`` arrives;
 * the last ``UsageChunk`` wins; without a ``FinishChunk`` the finish reason is ``stop``;
@@ -118,9 +119,9 @@ class BlockAssembler:
             case ToolCallDelta(index=index):
                 partial = self._partial(index, "tool-call")
                 if partial is not None:
-                    if chunk.id is not None:
+                    if chunk.id:
                         partial.call_id = chunk.id
-                    if chunk.name is not None:
+                    if chunk.name:
                         partial.name = chunk.name
                     partial.parts.append(chunk.arguments_delta)
             case BlockStart(index=index, block_type=block_type):

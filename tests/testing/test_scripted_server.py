@@ -30,6 +30,7 @@ from dsh_lsp.testing import (
     script_to_json,
     wire_usage,
 )
+from dsh_lsp.testing.scripted_server import REASONING_PASSBACK_400, deepseek_thinking
 
 
 def test_script_json_round_trip() -> None:
@@ -231,3 +232,26 @@ def test_close_ends_kept_alive_connections() -> None:
         with pytest.raises((httpx.ConnectError, httpx.RemoteProtocolError)):
             client.post("/x", content=b"")
     assert len(server.requests) == 1
+
+
+def test_a_check_answers_instead_of_the_script_without_consuming_it() -> None:
+    bad = {
+        "model": "deepseek-v4-pro",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "c"}]},
+            {"role": "tool", "tool_call_id": "c", "content": "r"},
+        ],
+    }
+    good = {**bad, "thinking": {"type": "disabled"}}
+    with (
+        ScriptedServer([completion(text="ok")], check=deepseek_thinking) as server,
+        httpx.Client(base_url=server.base_url) as client,
+    ):
+        rejected = client.post("/v1/chat/completions", json=bad)
+        accepted = client.post("/v1/chat/completions", json=good)
+    assert rejected.status_code == 400
+    assert rejected.text == REASONING_PASSBACK_400.body
+    assert accepted.status_code == 200
+    assert server.rejected == 1
+    assert len(server.requests) == 2

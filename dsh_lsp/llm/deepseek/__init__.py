@@ -16,13 +16,21 @@ from .config import BASE_URL_ENV as BASE_URL_ENV
 from .config import DEFAULT_BASE_URL as DEFAULT_BASE_URL
 from .config import DEFAULT_MODELS as DEFAULT_MODELS
 from .config import DeepSeekConfig as DeepSeekConfig
+from .endpoint import ReasoningField as ReasoningField
+from .endpoint import key_required as key_required
+from .endpoint import normalize_base_url as normalize_base_url
+from .http_errors import error_from_payload as error_from_payload
 from .http_errors import error_from_response as error_from_response
 from .serialize import NO_OUTPUT as NO_OUTPUT
 from .serialize import ReasoningEffort as ReasoningEffort
 from .serialize import Thinking as Thinking
+from .serialize import WireRules as WireRules
 from .serialize import serialize_request as serialize_request
 from .serialize import wire_messages as wire_messages
+from .serialize import wire_rules as wire_rules
 from .translate import StreamTranslator as StreamTranslator
+from .translate import ThinkSplitter as ThinkSplitter
+from .translate import ThinkTags as ThinkTags
 from .translate import finish_from_wire as finish_from_wire
 from .translate import usage_from_wire as usage_from_wire
 from .wire import ChatChunk as ChatChunk
@@ -66,13 +74,21 @@ __all__ = (
     "DeepSeekPlugin",
     "DrainBudget",
     "ReasoningEffort",
+    "ReasoningField",
     "StreamTranslator",
+    "ThinkSplitter",
+    "ThinkTags",
     "Thinking",
+    "WireRules",
     "drain_body",
+    "error_from_payload",
     "error_from_response",
     "finish_from_wire",
+    "key_required",
+    "normalize_base_url",
     "parse_chat_chunk",
     "serialize_request",
     "usage_from_wire",
     "wire_messages",
+    "wire_rules",
 )

@@ -3,8 +3,19 @@
 The I/O shell around the pure parts: ``serialize_request`` builds the body, ``SseDecoder``
 splits the byte stream, the wire models validate each payload, ``StreamTranslator`` maps it,
 ``error_from_response`` codes failures, ``RetryPolicy`` decides on retries. One request is
-``POST {base_url}/chat/completions``; the same adapter serves any OpenAI-compatible endpoint
-(vLLM, SGLang, llama.cpp server, Ollama) through ``base_url``.
+``POST {base_url}/chat/completions``, the base URL normalised by ``endpoint`` (``/v1`` added
+to a URL without a path); the same adapter serves any OpenAI-compatible endpoint (vLLM,
+SGLang, llama.cpp server, Ollama) through ``base_url``. Without a key no ``Authorization``
+header is sent (local servers need none, see ``endpoint.key_required``). The endpoint, and
+each model the first time it is called, are logged at info level.
+
+Provider rules: the body follows ``serialize.wire_rules`` for the request's model; reasoning
+goes back in the field the server last streamed it in (before any answer, the host's
+default: ``endpoint.default_reasoning_field``) unless ``reasoning_field`` fixes it.
+
+A 200 whose body holds no SSE event but one JSON document (an error object, or a whole
+non-streamed completion) is read as that document: an error is coded by its fields and
+retried only when transient; a completion is translated like a stream.
 
 Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncClient``. A call
 that fails with a retryable code before it delivered its first chunk is retried after a
@@ -35,10 +46,16 @@ from dsh_lsp.llm.retry import RetryPolicy, parse_retry_after
 from dsh_lsp.llm.sse import SseDecoder
 
 from .drain import DrainBudget, drain_body
-from .http_errors import error_from_response
-from .serialize import ReasoningEffort, Thinking, serialize_request
-from .translate import StreamTranslator
-from .wire import parse_chat_chunk
+from .endpoint import (
+    ReasoningField,
+    default_reasoning_field,
+    display_url,
+    normalize_base_url,
+)
+from .http_errors import error_from_payload, error_from_response
+from .serialize import ReasoningEffort, Thinking, serialize_request, wire_rules
+from .translate import StreamTranslator, ThinkTags
+from .wire import ChatChunk, parse_chat_chunk
 
 _log = logging.getLogger(__name__)
 
@@ -47,15 +64,22 @@ USER_AGENT = f"dsh-lsp/{__version__}"
 
 DONE = "[DONE]"
 
+SNIFF_BYTES = 64 * 1024
+"""How much of a body without SSE events is kept to read it as one JSON document."""
+
 
 class DeepSeekAdapter:
     """An ``LlmAdapter`` for one chat-completions endpoint.
 
     The adapter does not own ``client``: whoever created it closes it (the plugin does, when
-    it is disposed). ``sleep``, ``clock`` (Unix seconds, for ``Retry-After`` dates) and
+    it is disposed). ``api_key`` may be empty (a local server): then no ``Authorization``
+    header is sent. ``think_tags`` picks how inline ``<think>`` content is read (see
+    ``translate``); ``reasoning_field`` fixes the field reasoning goes back in (default: the one
+    the server streams). ``sleep``, ``clock`` (Unix seconds, for ``Retry-After`` dates) and
     ``random`` (a [0, 1) draw for jitter) are injectable for tests; ``drain`` bounds the read
     after ``[DONE]``. The API key is held privately and never appears in a repr, an error or
-    a log line.
+    a log line. Raises ``ValueError`` (naming ``baseUrl``) for a base URL that breaks the
+    ``endpoint`` rule.
     """
 
     __slots__ = (
@@ -63,10 +87,14 @@ class DeepSeekAdapter:
         "_client",
         "_clock",
         "_drain",
+        "_field_fixed",
+        "_logged_models",
         "_random",
         "_reasoning_effort",
+        "_reasoning_field",
         "_retry",
         "_sleep",
+        "_think_tags",
         "_thinking",
         "_url",
         "base_url",
@@ -80,6 +108,8 @@ class DeepSeekAdapter:
         api_key: str,
         thinking: Thinking | None = None,
         reasoning_effort: ReasoningEffort | None = None,
+        think_tags: ThinkTags = "auto",
+        reasoning_field: ReasoningField | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
         clock: Callable[[], float] = time.time,
@@ -87,19 +117,30 @@ class DeepSeekAdapter:
         drain: DrainBudget | None = None,
     ) -> None:
         self._client = client
-        self.base_url = base_url.rstrip("/")
+        self.base_url = normalize_base_url(base_url, setting="baseUrl")
         self._url = f"{self.base_url}/chat/completions"
         self._api_key = api_key
         self._thinking: Thinking | None = thinking
         self._reasoning_effort: ReasoningEffort | None = reasoning_effort
+        self._think_tags: ThinkTags = think_tags
+        self._field_fixed = reasoning_field is not None
+        self._reasoning_field: ReasoningField = reasoning_field or default_reasoning_field(
+            self.base_url
+        )
+        self._logged_models: set[str] = set()
         self._retry = retry if retry is not None else RetryPolicy()
         self._sleep = sleep
         self._clock = clock
         self._random = random
         self._drain = drain if drain is not None else DrainBudget()
+        _log.info(
+            "model endpoint %s (%s)",
+            display_url(self._url),
+            "API key set" if api_key else "no API key",
+        )
 
     def __repr__(self) -> str:
-        return f"DeepSeekAdapter(base_url={self.base_url!r})"
+        return f"DeepSeekAdapter(base_url={display_url(self.base_url)!r})"
 
     def _redact(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text
@@ -112,13 +153,30 @@ class DeepSeekAdapter:
         connection trouble, ``MALFORMED_RESPONSE``, ``EMPTY_RESPONSE`` or ``STREAM_CLOSED``
         for a broken stream. Retryable failures are raised only once the retries ran out.
         """
-        body = serialize_request(
-            request, thinking=self._thinking, reasoning_effort=self._reasoning_effort
+        rules = wire_rules(
+            request.model,
+            base_url=self.base_url,
+            thinking=self._thinking,
+            reasoning_field=self._reasoning_field,
         )
+        body = serialize_request(
+            request,
+            thinking=self._thinking,
+            reasoning_effort=self._reasoning_effort,
+            rules=rules,
+        )
+        if request.model not in self._logged_models:
+            self._logged_models.add(request.model)
+            _log.info(
+                "model %s at %s (thinking %s)",
+                request.model,
+                display_url(self.base_url),
+                self._thinking or "default",
+            )
         retries = 0
         delivered = False
         while True:
-            translator = StreamTranslator()
+            translator = StreamTranslator(think_tags=self._think_tags)
             try:
                 with self._httpx_errors_translated():
                     async with self._client.stream(
@@ -127,7 +185,8 @@ class DeepSeekAdapter:
                         if not response.is_success:
                             raise await self._status_error(response)
                         seen_event = done = False
-                        received = response.aiter_bytes()
+                        sniffed = bytearray()
+                        received = _kept(response.aiter_bytes(), sniffed)
                         async with contextlib.aclosing(_event_batches(received)) as batches:
                             async for events in batches:
                                 for data in events:
@@ -142,6 +201,13 @@ class DeepSeekAdapter:
                                     break
                         if done:
                             await drain_body(received, self._drain)
+                        elif not seen_event:
+                            document = _json_document(bytes(sniffed), self._redact)
+                            if document is not None:
+                                for chunk in translator.feed(document):
+                                    delivered = True
+                                    yield chunk
+                                done = True
                 if not done:
                     raise _incomplete(seen_event)
             except LlmError as error:
@@ -161,6 +227,8 @@ class DeepSeekAdapter:
                 )
                 await self._sleep(delay)
                 continue
+            if translator.reasoning_field is not None and not self._field_fixed:
+                self._reasoning_field = translator.reasoning_field
             # The response is closed already (its connection pooled when the drain read the body
             # to the end): a caller that stops at the finish holds no socket.
             for chunk in translator.finish():
@@ -168,12 +236,14 @@ class DeepSeekAdapter:
             return
 
     def _headers(self) -> dict[str, str]:
-        return {
-            "Authorization": f"Bearer {self._api_key}",
+        headers = {
             "Content-Type": "application/json",
             "Accept": "text/event-stream",
             "User-Agent": USER_AGENT,
         }
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
 
     async def _status_error(self, response: httpx.Response) -> LlmError:
         raw = await response.aread()
@@ -200,6 +270,33 @@ class DeepSeekAdapter:
                 code=LlmCode.TRANSPORT,
                 cause=exc,
             ) from exc
+
+
+async def _kept(body: AsyncIterator[bytes], kept: bytearray) -> AsyncGenerator[bytes, None]:
+    """``body``, with its first ``SNIFF_BYTES`` also copied into ``kept``."""
+    async for raw in body:
+        if len(kept) < SNIFF_BYTES:
+            kept.extend(raw[: SNIFF_BYTES - len(kept)])
+        yield raw
+
+
+def _json_document(body: bytes, redact: Callable[[str], str]) -> ChatChunk | None:
+    """A body without SSE events read as one JSON document: a completion to translate, or
+    ``None`` when it is no document at all. Raises the ``LlmError`` an error object names."""
+    text = body.strip()
+    if not text.startswith(b"{"):
+        return None
+    try:
+        document = parse_chat_chunk(text.decode("utf-8", "replace"))
+    except LlmError:
+        return None
+    error = document.get("error")
+    if error is not None:
+        raise error_from_payload(error, where="as the whole response body", redact=redact)
+    choices = document.get("choices")
+    if not choices or choices[0].get("message") is None:
+        return None
+    return document
 
 
 async def _event_batches(body: AsyncIterator[bytes]) -> AsyncGenerator[list[str], None]:

@@ -13,6 +13,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from .endpoint import normalize_base_url
 from .serialize import ReasoningEffort, Thinking
 
 DEFAULT_MODELS: Final = ("deepseek-v4-flash", "deepseek-v4-pro")
@@ -30,7 +31,8 @@ class DeepSeekConfig(BaseModel):
     models: tuple[str, ...] = Field(default=DEFAULT_MODELS, min_length=1)
     """Model names this endpoint serves; each is sent verbatim."""
     base_url: str | None = None
-    """The API root; ``None`` reads ``DEEPSEEK_BASE_URL``, else the DeepSeek default."""
+    """The API root; ``None`` reads ``DEEPSEEK_BASE_URL``, else the DeepSeek default. Must be
+    an ``http(s)://`` URL; one without a path gets ``/v1`` (``endpoint.normalize_base_url``)."""
     api_key_env: str = Field(default="DEEPSEEK_API_KEY", min_length=1)
     """The environment variable holding the API key."""
     thinking: Thinking | None = None
@@ -57,6 +59,20 @@ class DeepSeekConfig(BaseModel):
             raise ValueError("model names must be non-empty and unique")
         return models
 
+    @field_validator("base_url")
+    @classmethod
+    def _valid_base_url(cls, base_url: str | None) -> str | None:
+        return None if base_url is None else normalize_base_url(base_url, setting="baseUrl")
+
     def resolved_base_url(self, environ: Mapping[str, str]) -> str:
-        """The API root to use: the configured one, ``$DEEPSEEK_BASE_URL``, or the default."""
-        return (self.base_url or environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        """The API root to use: the configured one, ``$DEEPSEEK_BASE_URL``, or the default,
+        normalised by ``endpoint.normalize_base_url``.
+
+        Raises ``ValueError`` naming ``DEEPSEEK_BASE_URL`` when that variable breaks the rule.
+        """
+        if self.base_url:
+            return self.base_url
+        from_env = environ.get(BASE_URL_ENV)
+        if from_env:
+            return normalize_base_url(from_env, setting=BASE_URL_ENV)
+        return normalize_base_url(DEFAULT_BASE_URL, setting="the default base URL")

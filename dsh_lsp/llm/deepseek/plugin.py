@@ -21,6 +21,7 @@ from dsh_lsp.llm.service import LLM
 
 from .adapter import DeepSeekAdapter
 from .config import DeepSeekConfig
+from .endpoint import key_required
 
 
 class DeepSeekPlugin(Plugin[DeepSeekConfig]):
@@ -28,7 +29,9 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
 
     ``environ`` replaces ``os.environ`` as the source of the key and base URL; ``transport``
     and ``sleep`` reach the client and the retry loop (tests use them). ``apply`` raises
-    ``LlmError`` (``AUTH``) when the key variable is unset or empty.
+    ``LlmError`` (``AUTH``) when the key variable is unset or empty and the endpoint needs a key
+    (``endpoint.key_required``: a local server does not), and ``ValueError`` naming
+    ``DEEPSEEK_BASE_URL`` when that variable is not a usable base URL.
     """
 
     name = "deepseek"
@@ -50,7 +53,8 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
         """Open the client and register the adapter; both are owned by this plugin's fiber."""
         environ = os.environ if self._environ is None else self._environ
         api_key = environ.get(config.api_key_env, "")
-        if not api_key:
+        base_url = config.resolved_base_url(environ)
+        if not api_key and key_required(base_url):
             raise LlmError(
                 f"the API key variable {config.api_key_env} is not set", code=LlmCode.AUTH
             )
@@ -61,7 +65,7 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
         ctx.effect(lambda: client.aclose)
         adapter = DeepSeekAdapter(
             client,
-            base_url=config.resolved_base_url(environ),
+            base_url=base_url,
             api_key=api_key,
             thinking=config.thinking,
             reasoning_effort=config.reasoning_effort,

@@ -9,10 +9,19 @@ sent as null, so provider defaults apply. Message mapping:
   does not already say so is prefixed ``Error: ``), then its text if it has any (or if it had
   no tool results at all);
 * an assistant message sends its text as ``content`` — ``""`` when there is none, never null,
-  which the API would reject forever from a session's history — its tool calls (empty
-  arguments become ``{}``), and ``reasoning_content`` only on tool-call turns that carry
-  reasoning: thinking mode needs it there and ignores it elsewhere;
+  which the API would reject forever from a session's history — and its tool calls (empty
+  arguments become ``{}``);
 * text joins without separators; plugin block kinds are not sent.
+
+Reasoning goes back by the history rule (``WireRules``; the adapter's RFC explains it). The
+wire history is cut into *stretches* at every wire ``user`` message. In a stretch where the
+model called a tool, every assistant message carries its reasoning under
+``WireRules.reasoning_field``; elsewhere reasoning is not sent (servers ignore it there). Under
+DeepSeek thinking mode (``WireRules.deepseek_thinking``) an assistant message of such a stretch
+with no reasoning — thinking was empty, the answer came from another model, or thinking was
+off then — carries ``""``: DeepSeek answers 400 for a missing field and accepts an empty one.
+With DeepSeek thinking off, reasoning is never sent. DeepSeek ignores ``temperature`` in
+thinking mode, so it is not sent there.
 
 The JSON is compact UTF-8; ``NaN`` or ``Infinity`` anywhere is an ``INVALID_REQUEST``.
 """
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from dsh_lsp.llm.blocks import (
@@ -36,6 +46,8 @@ from dsh_lsp.llm.json_value import JsonValue, dumps_compact
 from dsh_lsp.llm.message import Message
 from dsh_lsp.llm.request import LlmRequest
 
+from .endpoint import ReasoningField, is_deepseek, thinks_by_default
+
 _log = logging.getLogger(__name__)
 
 NO_OUTPUT = "(no output)"
@@ -43,6 +55,37 @@ NO_OUTPUT = "(no output)"
 
 Thinking = Literal["enabled", "disabled"]
 ReasoningEffort = Literal["low", "medium", "high", "max"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WireRules:
+    """The provider rules one request body follows (see the module docstring)."""
+
+    reasoning_field: ReasoningField | None = "reasoning_content"
+    """Where reasoning goes back in assistant messages; ``None``: never sent."""
+    deepseek_thinking: bool = False
+    """DeepSeek thinking mode: ``""`` for missing reasoning in tool stretches, no temperature."""
+
+
+def wire_rules(
+    model: str,
+    *,
+    base_url: str = "",
+    thinking: Thinking | None = None,
+    reasoning_field: ReasoningField = "reasoning_content",
+) -> WireRules:
+    """The rules for ``model`` at ``base_url``: DeepSeek's when ``is_deepseek`` says so.
+
+    DeepSeek thinking is on when ``thinking`` is ``"enabled"``, or unset for a model that
+    thinks by default (V4, ``deepseek-reasoner``); ``"disabled"`` turns it off and reasoning
+    is then not sent at all.
+    """
+    if not is_deepseek(base_url, model):
+        return WireRules(reasoning_field=reasoning_field)
+    on = thinking == "enabled" or (thinking is None and thinks_by_default(model))
+    if not on and thinking == "disabled":
+        return WireRules(reasoning_field=None)
+    return WireRules(reasoning_field=reasoning_field, deepseek_thinking=on)
 
 
 def _text(blocks: Iterable[ContentBlock]) -> str:
@@ -56,7 +99,8 @@ def _tool_message(result: ToolResultBlock) -> dict[str, JsonValue]:
     return {"role": "tool", "tool_call_id": result.tool_call_id, "content": text or NO_OUTPUT}
 
 
-def _assistant_message(message: Message) -> dict[str, JsonValue]:
+def _assistant_message(message: Message) -> tuple[dict[str, JsonValue], str]:
+    """The wire message without reasoning, and the message's reasoning text."""
     texts: list[str] = []
     reasoning: list[str] = []
     calls: list[JsonValue] = []
@@ -75,16 +119,36 @@ def _assistant_message(message: Message) -> dict[str, JsonValue]:
                 assert_never(block)
     wire: dict[str, JsonValue] = {"role": "assistant", "content": "".join(texts)}
     if calls:
-        joined = "".join(reasoning)
-        if joined:
-            wire["reasoning_content"] = joined
         wire["tool_calls"] = calls
-    return wire
+    return wire, "".join(reasoning)
 
 
-def wire_messages(request: LlmRequest) -> list[JsonValue]:
-    """The ``messages`` array for ``request`` (system prompt first)."""
-    wire: list[JsonValue] = []
+def _give_back_reasoning(
+    wire: list[dict[str, JsonValue]], reasoning: dict[int, str], rules: WireRules
+) -> None:
+    """Add reasoning to the assistant messages of every stretch that called a tool."""
+    field = rules.reasoning_field
+    if field is None:
+        return
+    stretch: list[int] = []
+    for position in [*range(len(wire)), len(wire)]:
+        if position == len(wire) or wire[position]["role"] == "user":
+            if any("tool_calls" in wire[i] for i in stretch):
+                for i in stretch:
+                    text = reasoning[i]
+                    if text or rules.deepseek_thinking:
+                        wire[i][field] = text
+            stretch = []
+        elif position in reasoning:
+            stretch.append(position)
+
+
+def wire_messages(request: LlmRequest, rules: WireRules | None = None) -> list[JsonValue]:
+    """The ``messages`` array for ``request`` (system prompt first), reasoning per ``rules``
+    (default: ``wire_rules(request.model)``)."""
+    rules = wire_rules(request.model) if rules is None else rules
+    wire: list[dict[str, JsonValue]] = []
+    reasoning: dict[int, str] = {}
     if request.system:
         wire.append({"role": "system", "content": request.system})
     for message in request.messages:
@@ -92,7 +156,9 @@ def wire_messages(request: LlmRequest) -> list[JsonValue]:
             case "system":
                 wire.append({"role": "system", "content": _text(message.content)})
             case "assistant":
-                wire.append(_assistant_message(message))
+                assistant, thought = _assistant_message(message)
+                reasoning[len(wire)] = thought
+                wire.append(assistant)
             case "user":
                 results = [b for b in message.content if isinstance(b, ToolResultBlock)]
                 wire.extend(_tool_message(result) for result in results)
@@ -101,7 +167,8 @@ def wire_messages(request: LlmRequest) -> list[JsonValue]:
                     wire.append({"role": "user", "content": text})
             case _:
                 assert_never(message.role)
-    return wire
+    _give_back_reasoning(wire, reasoning, rules)
+    return list(wire)
 
 
 def serialize_request(
@@ -109,16 +176,19 @@ def serialize_request(
     *,
     thinking: Thinking | None = None,
     reasoning_effort: ReasoningEffort | None = None,
+    rules: WireRules | None = None,
 ) -> bytes:
     """The UTF-8 JSON body of a streaming chat-completions call for ``request``.
 
     ``thinking`` and ``reasoning_effort`` come from the adapter's configuration and are sent
-    only when set. Raises ``LlmError`` (``INVALID_REQUEST``) when the body cannot be JSON
+    only when set. ``rules`` default to ``wire_rules(request.model, thinking=thinking)``.
+    Raises ``LlmError`` (``INVALID_REQUEST``) when the body cannot be JSON
     (``NaN``/``Infinity`` in a number, a non-JSON value in a tool schema).
     """
+    rules = wire_rules(request.model, thinking=thinking) if rules is None else rules
     body: dict[str, JsonValue] = {
         "model": request.model,
-        "messages": wire_messages(request),
+        "messages": wire_messages(request, rules),
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -139,7 +209,10 @@ def serialize_request(
             for tool in request.tools
         ]
     if request.temperature is not None:
-        body["temperature"] = request.temperature
+        if rules.deepseek_thinking:
+            _log.debug("not sending temperature: DeepSeek ignores it in thinking mode")
+        else:
+            body["temperature"] = request.temperature
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
     if request.stop is not None:

@@ -33,17 +33,21 @@ class ToolCallFragment(TypedDict, total=False):
 
 
 class Delta(TypedDict, total=False):
-    """What one chunk adds to the answer."""
+    """What one chunk adds to the answer; reasoning comes as ``reasoning_content`` (DeepSeek,
+    SGLang, llama.cpp, older vLLM) or ``reasoning`` (OpenRouter, Groq, current vLLM, Ollama)."""
 
     content: str | None
     reasoning_content: str | None
+    reasoning: str | None
     tool_calls: list[ToolCallFragment] | None
 
 
 class Choice(TypedDict, total=False):
-    """One choice of a chunk (the adapter asks for one and reads the first)."""
+    """One choice of a chunk (the adapter asks for one and reads the first); a server that
+    answered without streaming sends the whole ``message`` instead of a ``delta``."""
 
     delta: Delta | None
+    message: Delta | None
     finish_reason: str | None
 
 
@@ -69,12 +73,21 @@ class WireUsage(TypedDict, total=False):
     completion_tokens_details: CompletionTokensDetails | None
 
 
+class ErrorMetadata(TypedDict, total=False):
+    """OpenRouter's detail on an upstream failure: the provider's own body and its name."""
+
+    raw: object
+    provider_name: str | None
+
+
 class WireError(TypedDict, total=False):
     """An error object, in an error response body or inside the stream."""
 
     message: str | None
     type: str | None
     code: str | int | None
+    status: str | int | None
+    metadata: ErrorMetadata | None
 
 
 class ChatChunk(TypedDict, total=False):
@@ -107,9 +120,14 @@ _INT = cs.int_schema()
 _FUNCTION = _shape({"name": _STR, "arguments": _STR})
 _TOOL_CALL = _shape({"index": _INT, "id": _STR, "function": _FUNCTION})
 _DELTA = _shape(
-    {"content": _STR, "reasoning_content": _STR, "tool_calls": cs.list_schema(_TOOL_CALL)}
+    {
+        "content": _STR,
+        "reasoning_content": _STR,
+        "reasoning": _STR,
+        "tool_calls": cs.list_schema(_TOOL_CALL),
+    }
 )
-_CHOICE = _shape({"delta": _DELTA, "finish_reason": _STR})
+_CHOICE = _shape({"delta": _DELTA, "message": _DELTA, "finish_reason": _STR})
 _USAGE = _shape(
     {
         "prompt_tokens": _INT,
@@ -119,7 +137,17 @@ _USAGE = _shape(
         "completion_tokens_details": _shape({"reasoning_tokens": _INT}),
     }
 )
-_ERROR = _shape({"message": _STR, "type": _STR, "code": cs.union_schema([_STR, _INT])})
+_STR_OR_INT = cs.union_schema([_STR, _INT])
+_METADATA = _shape({"raw": cs.any_schema(), "provider_name": _STR})
+_ERROR = _shape(
+    {
+        "message": _STR,
+        "type": _STR,
+        "code": _STR_OR_INT,
+        "status": _STR_OR_INT,
+        "metadata": _METADATA,
+    }
+)
 _CHAT_CHUNK = _shape({"choices": cs.list_schema(_CHOICE), "usage": _USAGE, "error": _ERROR})
 
 CHAT_CHUNK_VALIDATOR = SchemaValidator(_CHAT_CHUNK)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from dsh_lsp.testing.script import script_from_json
 
+from .rules import CHECKS
 from .server import ScriptedServer
 
 
@@ -32,6 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--record", type=Path, help="append each request here as JSONL (no Authorization)"
     )
+    parser.add_argument(
+        "--check", choices=sorted(CHECKS), help="validate requests as that provider does"
+    )
     args = parser.parse_args(argv)
     responses = script_from_json(json.loads(args.script.read_text(encoding="utf-8")))
     server = ScriptedServer(
@@ -40,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=args.port,
         record_to=args.record,
         coalesce=args.coalesce,
+        check=None if args.check is None else CHECKS[args.check],
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

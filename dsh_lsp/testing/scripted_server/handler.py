@@ -77,7 +77,7 @@ class Handler(BaseHTTPRequestHandler):
             method="POST", path=self.path, headers=headers, body=body, client=(str(host), int(port))
         )
         state.record(recorded)
-        response = state.next_response()
+        response = state.answer(recorded)
         try:
             match response:
                 case ErrorResponse():

@@ -10,6 +10,10 @@ connection); ``record_to`` also appends each one to a JSONL file, without its
 ``Authorization`` header. A client that goes away in the middle of a response is counted,
 and ``wait_for_disconnect`` lets a test observe it. The HTTP/1.1 details are in ``handler``.
 
+``check`` looks at each request first, as a provider validates it: a response it returns is
+sent instead of the script's next one (``rules.deepseek_thinking`` answers DeepSeek's 400 for a
+thinking-mode history without the reasoning it needs).
+
 By default every step is its own write, as a live provider streams; ``coalesce=True``
 instead gathers consecutive steps into one write until a ``Delay``, ``Stall`` or
 ``Disconnect`` step (or 64 KiB) forces a flush, which makes reading CPU-bound.
@@ -24,6 +28,7 @@ from pathlib import Path
 from dsh_lsp.testing.script import ScriptedResponse
 
 from .handler import Handler, HttpServer
+from .rules import RequestCheck
 from .state import RecordedRequest, ServerState
 
 _FLUSH_AT = 64 * 1024
@@ -48,10 +53,12 @@ class ScriptedServer:
         port: int = 0,
         record_to: Path | None = None,
         coalesce: bool = False,
+        check: RequestCheck | None = None,
     ) -> None:
         self._state = ServerState(
             responses, cycle=cycle, record_to=record_to, flush_at=_FLUSH_AT if coalesce else 1
         )
+        self._state.check = check
         self._server = HttpServer((host, port), Handler)
         self._server.state = self._state
         self._thread: threading.Thread | None = None
@@ -105,6 +112,11 @@ class ScriptedServer:
     def requests(self) -> list[RecordedRequest]:
         """A snapshot of every request received so far, in arrival order."""
         return self._state.requests()
+
+    @property
+    def rejected(self) -> int:
+        """How many requests ``check`` answered instead of the script."""
+        return self._state.rejected
 
     @property
     def disconnects(self) -> int:

@@ -11,7 +11,7 @@ import contextlib
 import json
 import socket
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,20 @@ class ServerState:
         self._disconnected = threading.Condition(self._lock)
         self._connections: set[socket.socket] = set()
         self._connection_closed = threading.Condition(self._lock)
+        self.check: Callable[[RecordedRequest], ScriptedResponse | None] | None = None
+        """Consulted before the script; a response it returns answers the request."""
+        self.rejected = 0
+        """How many requests ``check`` answered."""
+
+    def answer(self, request: RecordedRequest) -> ScriptedResponse:
+        """``check``'s answer to ``request`` if it has one, else the script's next response."""
+        if self.check is not None:
+            rejection = self.check(request)
+            if rejection is not None:
+                with self._lock:
+                    self.rejected += 1
+                return rejection
+        return self.next_response()
 
     def enqueue(self, responses: Iterable[ScriptedResponse]) -> None:
         """Append responses to the script."""

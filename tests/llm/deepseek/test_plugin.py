@@ -109,3 +109,23 @@ async def test_thinking_settings_reach_the_wire(server: ScriptedServer) -> None:
         await assemble(llm.stream(REQUEST))
     body = server.requests[0].json()
     assert (body["thinking"], body["reasoning_effort"]) == ({"type": "disabled"}, "high")
+
+
+async def test_a_local_endpoint_needs_no_key(server: ScriptedServer) -> None:
+    server.enqueue(completion(text="from ollama"))
+    async with llm_kernel() as (ctx, llm):
+        await ctx.plugin(DeepSeekPlugin(environ={}), {"baseUrl": server.base_url})
+        result = await assemble(llm.stream(REQUEST))
+    assert result.message.content == (TextBlock(text="from ollama"),)
+    assert "authorization" not in server.requests[0].headers
+    assert server.requests[0].path == "/v1/chat/completions"
+
+
+async def test_a_base_url_without_scheme_fails_the_plugin_at_once() -> None:
+    async with llm_kernel() as (ctx, _llm):
+        with pytest.raises(PluginConfigError, match="baseUrl"):
+            await ctx.plugin(DeepSeekPlugin(environ={}), {"baseUrl": "localhost:11434/v1"})
+        env = {"DEEPSEEK_BASE_URL": "127.0.0.1:8000"}
+        with pytest.raises(PluginFailedError) as caught:
+            await ctx.plugin(DeepSeekPlugin(environ=env), {})
+        assert "DEEPSEEK_BASE_URL" in str(caught.value.__cause__)

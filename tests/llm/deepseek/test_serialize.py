@@ -25,7 +25,7 @@ from dsh_lsp.llm import (
     ToolSchema,
     dumps_compact,
 )
-from dsh_lsp.llm.deepseek import serialize_request
+from dsh_lsp.llm.deepseek import serialize_request, wire_rules
 
 
 def body(request: LlmRequest, **options: Any) -> Any:  # Any: decoded JSON under test
@@ -95,16 +95,19 @@ def test_assistant_content_is_empty_string_never_null(content: tuple[ContentBloc
     assert wire["messages"] == [{"role": "assistant", "content": ""}]
 
 
-def test_reasoning_is_sent_back_on_tool_call_turns_only() -> None:
+def test_reasoning_goes_back_on_every_assistant_message_of_a_tool_using_stretch() -> None:
     request = LlmRequest(
         model="m",
         messages=(
+            user(TextBlock(text="q1")),
             assistant(ReasoningBlock(text="plan"), TextBlock(text="Reading."), CALL),
             user(ToolResultBlock(tool_call_id=CALL.id, content=(TextBlock(text="data"),))),
             assistant(ReasoningBlock(text="done thinking"), TextBlock(text="Answer")),
+            user(TextBlock(text="q2")),
+            assistant(ReasoningBlock(text="chat only"), TextBlock(text="Sure")),
         ),
     )
-    first, tool, last = body(request)["messages"]
+    _, first, tool, answer, _, chat = body(request)["messages"]
     assert first == {
         "role": "assistant",
         "content": "Reading.",
@@ -118,7 +121,109 @@ def test_reasoning_is_sent_back_on_tool_call_turns_only() -> None:
         ],
     }
     assert tool == {"role": "tool", "tool_call_id": "call_1", "content": "data"}
-    assert last == {"role": "assistant", "content": "Answer"}
+    assert answer == {
+        "role": "assistant",
+        "content": "Answer",
+        "reasoning_content": "done thinking",
+    }, "the final answer of a tool-using stretch keeps its reasoning"
+    assert chat == {"role": "assistant", "content": "Sure"}, "no tool call: not sent back"
+
+
+def test_a_generic_server_gets_no_empty_reasoning() -> None:
+    request = LlmRequest(model="qwen3", messages=(assistant(CALL), assistant(TextBlock(text="a"))))
+    assert [sorted(m) for m in body(request)["messages"]] == [
+        ["content", "role", "tool_calls"],
+        ["content", "role"],
+    ]
+
+
+def test_reasoning_goes_back_in_the_field_the_server_uses() -> None:
+    rules = wire_rules("qwen/qwen3-32b", reasoning_field="reasoning")
+    request = LlmRequest(model="qwen/qwen3-32b", messages=(assistant(THOUGHT, CALL),))
+    (wire,) = body(request, rules=rules)["messages"]
+    assert wire["reasoning"] == "why"
+    assert "reasoning_content" not in wire
+
+
+THOUGHT = ReasoningBlock(text="why")
+RESULT = user(ToolResultBlock(tool_call_id=CALL.id, content=(TextBlock(text="r"),)))
+
+
+def reasoning_keys(request: LlmRequest, **options: Any) -> list[str | None]:
+    """Per wire message: the reasoning_content sent (None: key absent; "-": not assistant)."""
+    out: list[str | None] = []
+    for message in body(request, **options)["messages"]:
+        if message["role"] != "assistant":
+            out.append("-")
+        else:
+            out.append(message.get("reasoning_content"))
+    return out
+
+
+def deepseek(*messages: Message, model: str = "deepseek-v4-flash") -> LlmRequest:
+    return LlmRequest(model=model, messages=messages)
+
+
+def test_deepseek_thinking_pads_every_assistant_message_of_a_tool_stretch_with_empty() -> None:
+    request = deepseek(
+        user(TextBlock(text="q1")),
+        assistant(CALL),  # tool call, thinking came back empty
+        RESULT,
+        assistant(THOUGHT, CALL),
+        RESULT,
+        assistant(TextBlock(text="final, no reasoning")),
+        user(TextBlock(text="q2")),
+        assistant(THOUGHT, TextBlock(text="chat")),
+        user(TextBlock(text="q3")),
+    )
+    assert reasoning_keys(request) == ["-", "", "-", "why", "-", "", "-", None, "-"]
+
+
+def test_deepseek_thinking_is_on_by_default_for_v4_and_off_for_deepseek_chat() -> None:
+    messages = (user(TextBlock(text="q")), assistant(CALL), RESULT)
+    assert reasoning_keys(deepseek(*messages)) == ["-", "", "-"]
+    assert reasoning_keys(deepseek(*messages, model="deepseek-v4-pro")) == ["-", "", "-"]
+    assert reasoning_keys(deepseek(*messages, model="deepseek-reasoner")) == ["-", "", "-"]
+    assert reasoning_keys(deepseek(*messages, model="deepseek-chat")) == ["-", None, "-"]
+    enabled = reasoning_keys(deepseek(*messages, model="deepseek-chat"), thinking="enabled")
+    assert enabled == ["-", "", "-"]
+
+
+def test_deepseek_thinking_disabled_sends_no_reasoning() -> None:
+    request = deepseek(user(TextBlock(text="q")), assistant(THOUGHT, CALL), RESULT)
+    assert reasoning_keys(request, thinking="disabled") == ["-", None, "-"]
+
+
+def test_a_model_switched_mid_session_still_gets_the_deepseek_rule() -> None:
+    # The first stretch came from another model (no reasoning blocks at all); the session
+    # then moved to a DeepSeek thinking model, which still needs the key on that history.
+    request = deepseek(
+        user(TextBlock(text="q1")),
+        assistant(TextBlock(text="let me look"), CALL),
+        RESULT,
+        assistant(TextBlock(text="done")),
+        user(TextBlock(text="q2")),
+    )
+    assert reasoning_keys(request) == ["-", "", "-", "", "-"]
+
+
+def test_a_deepseek_model_behind_another_host_follows_the_deepseek_rule() -> None:
+    rules = wire_rules(
+        "deepseek/deepseek-v4-pro",
+        base_url="https://openrouter.ai/api/v1",
+        reasoning_field="reasoning",
+    )
+    request = deepseek(user(TextBlock(text="q")), assistant(CALL), model="deepseek/deepseek-v4-pro")
+    _, wire = body(request, rules=rules)["messages"]
+    assert wire["reasoning"] == ""
+    assert wire_rules("any", base_url="https://api.deepseek.com/v1").deepseek_thinking
+
+
+def test_temperature_is_not_sent_while_deepseek_thinks() -> None:
+    thinking = LlmRequest(model="deepseek-v4-flash", messages=(), temperature=0.7)
+    assert "temperature" not in body(thinking)
+    assert body(thinking, thinking="disabled")["temperature"] == 0.7
+    assert body(LlmRequest(model="qwen3", messages=(), temperature=0.7))["temperature"] == 0.7
 
 
 def test_tool_call_turn_without_reasoning_sends_none_and_empty_arguments_become_braces() -> None:

@@ -13,6 +13,7 @@ from dsh_lsp.llm.deepseek.wire import (
     Choice,
     CompletionTokensDetails,
     Delta,
+    ErrorMetadata,
     FunctionFragment,
     PromptTokensDetails,
     ToolCallFragment,
@@ -30,6 +31,7 @@ FULL = {
                 "role": "assistant",
                 "content": "c",
                 "reasoning_content": "r",
+                "reasoning": "r2",
                 "tool_calls": [
                     {
                         "index": 0,
@@ -39,6 +41,7 @@ FULL = {
                     }
                 ],
             },
+            "message": {"content": "whole"},
             "finish_reason": "stop",
             "logprobs": None,
         }
@@ -51,7 +54,14 @@ FULL = {
         "prompt_tokens_details": {"cached_tokens": 0, "audio": 1},
         "completion_tokens_details": {"reasoning_tokens": 1},
     },
-    "error": {"message": "m", "type": "t", "code": 7, "param": None},
+    "error": {
+        "message": "m",
+        "type": "t",
+        "code": 7,
+        "param": None,
+        "status": "INVALID_ARGUMENT",
+        "metadata": {"raw": {"any": ["json"]}, "provider_name": "P", "is_byok": False},
+    },
 }
 
 
@@ -73,7 +83,10 @@ def test_every_declared_field_survives_and_undeclared_ones_drop() -> None:
     assert set(usage) == keys(WireUsage)
     assert set(usage.get("prompt_tokens_details") or {}) == keys(PromptTokensDetails)
     assert set(usage.get("completion_tokens_details") or {}) == keys(CompletionTokensDetails)
-    assert set(chunk.get("error") or {}) == keys(WireError)
+    error = chunk.get("error") or {}
+    assert set(error) == keys(WireError)
+    assert set(error.get("metadata") or {}) == keys(ErrorMetadata)
+    assert error.get("metadata") == {"raw": {"any": ["json"]}, "provider_name": "P"}
 
 
 def test_nulls_are_accepted_everywhere() -> None:
