@@ -65,6 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", choices=LOG_LEVELS, default="warning", help="default: warning"
     )
+    parser.add_argument(
+        "--max-message-bytes",
+        type=_positive_int,
+        default=64 << 20,
+        metavar="N",
+        help="skip LSP messages larger than this (default: 64 MiB)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo", help="run an offline agent turn over LSP against a scripted model"
@@ -80,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="OpenAI-compatible API root (default: DeepSeek)")
     run.add_argument("--yes", action="store_true", help="approve every tool call without asking")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
 
 
 def _tcp_address(text: str) -> tuple[str, int]:
@@ -285,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         return _demo(keep=args.keep)
     tcp = None if args.tcp is None else server.TcpAddress(host=args.tcp[0], port=args.tcp[1])
-    return server.serve(_load_plugins, tcp=tcp)
+    return server.serve(_load_plugins, tcp=tcp, max_message_bytes=args.max_message_bytes)
 
 
 async def _load_plugins(ctx: Context, settings: DshSettings, roots: tuple[str, ...]) -> None:

@@ -27,6 +27,7 @@ from dsh_lsp.kernel import Kernel
 
 from .boot import LoadPlugins
 from .handlers import DshLanguageServer, build_server
+from .wire.framing import DEFAULT_MAX_BODY
 from .wire.pump import pump
 from .wire.transport import Connection, open_stdio, open_tcp
 
@@ -44,20 +45,28 @@ class TcpAddress:
     port: int
 
 
-def serve(load_plugins: LoadPlugins, *, tcp: TcpAddress | None = None) -> int:
+def serve(
+    load_plugins: LoadPlugins,
+    *,
+    tcp: TcpAddress | None = None,
+    max_message_bytes: int = DEFAULT_MAX_BODY,
+) -> int:
     """Serve LSP on stdio (or one TCP client) until the client is done; returns the exit
-    code. Raises OSError when the TCP address cannot be bound."""
-    return anyio.run(_serve, load_plugins, tcp, backend="asyncio")
+    code. A message body over ``max_message_bytes`` is skipped unread. Raises OSError when
+    the TCP address cannot be bound."""
+    return anyio.run(_serve, load_plugins, tcp, max_message_bytes, backend="asyncio")
 
 
-async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
+async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None, max_message_bytes: int) -> int:
     async with Kernel() as kernel:
         server = build_server(kernel.context, load_plugins)
         if tcp is None:
             connection: Connection = await open_stdio()
         else:
             connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-        code = await run_connection(server, connection, stop_signals=STOP_SIGNALS)
+        code = await run_connection(
+            server, connection, stop_signals=STOP_SIGNALS, max_message_bytes=max_message_bytes
+        )
         with anyio.CancelScope(shield=True):
             await server.state.aclose()
             await connection.aclose()
@@ -92,6 +101,7 @@ async def run_connection(
     connection: Connection,
     *,
     stop_signals: tuple[signal.Signals, ...] = (),
+    max_message_bytes: int = DEFAULT_MAX_BODY,
 ) -> int:
     """Pump ``connection`` into ``server`` until ``exit``, end of input or one of
     ``stop_signals`` (handled only while this runs; main thread only); the exit code."""
@@ -106,7 +116,7 @@ async def run_connection(
     async with anyio.create_task_group() as group:
 
         async def read() -> None:
-            await pump(connection, protocol)
+            await pump(connection, protocol, max_message_bytes=max_message_bytes)
             stopped.set()
 
         async def watch_signals() -> None:
