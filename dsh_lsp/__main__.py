@@ -282,7 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "run":
         import anyio
 
+        from dsh_lsp.kernel import install_log_filter
+
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+        install_log_filter()
         request = RunRequest(
             prompt=args.prompt,
             cwd=args.cwd.resolve(),

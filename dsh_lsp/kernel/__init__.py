@@ -33,6 +33,9 @@ from .fiber import FiberState as FiberState
 from .kernel import Kernel as Kernel
 from .plugin import ConfigModel as ConfigModel
 from .plugin import Plugin as Plugin
+from .secrets import RedactingFilter as RedactingFilter
+from .secrets import Redactor as Redactor
+from .secrets import install_log_filter as install_log_filter
 from .services import ServiceKey as ServiceKey
 
 __all__ = (
@@ -53,6 +56,8 @@ __all__ = (
     "Plugin",
     "PluginConfigError",
     "PluginFailedError",
+    "RedactingFilter",
+    "Redactor",
     "SerialEvent",
     "ServiceConflictError",
     "ServiceKey",
@@ -61,4 +66,5 @@ __all__ = (
     "Teardown",
     "WaterfallEvent",
     "WaterfallMisuseError",
+    "install_log_filter",
 )

@@ -17,6 +17,12 @@ A 200 whose body holds no SSE event but one JSON document (an error object, or a
 non-streamed completion) is read as that document: an error is coded by its fields and
 retried only when transient; a completion is translated like a stream.
 
+Secrets: every text that comes from the endpoint (each event's data, the body of a 200 without
+events, an HTTP error body, a transport error) passes ``kernel.SECRETS`` (which holds this
+adapter's key from its construction on) before it is parsed, quoted or logged, and every
+``LlmError`` leaving ``stream`` is scrubbed once more: the key cannot reach an error message,
+a session record, the client or a log line, whatever the endpoint echoes.
+
 Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncClient``. A call
 that fails with a retryable code before it delivered its first chunk is retried after a
 backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Cancelling the
@@ -39,10 +45,12 @@ import anyio
 import httpx
 
 from dsh_lsp import __version__
+from dsh_lsp.kernel.secrets import SECRETS
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
 from dsh_lsp.llm.request import LlmRequest
 from dsh_lsp.llm.retry import RetryPolicy, parse_retry_after
+from dsh_lsp.llm.secret_stream import redact_chunks
 from dsh_lsp.llm.sse import SseDecoder
 
 from .drain import DrainBudget, drain_body
@@ -120,6 +128,7 @@ class DeepSeekAdapter:
         self.base_url = normalize_base_url(base_url, setting="baseUrl")
         self._url = f"{self.base_url}/chat/completions"
         self._api_key = api_key
+        SECRETS.add(api_key)
         self._thinking: Thinking | None = thinking
         self._reasoning_effort: ReasoningEffort | None = reasoning_effort
         self._think_tags: ThinkTags = think_tags
@@ -143,16 +152,21 @@ class DeepSeekAdapter:
         return f"DeepSeekAdapter(base_url={display_url(self.base_url)!r})"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        text = text.replace(self._api_key, "***") if self._api_key else text
+        return SECRETS.redact(text)
 
-    async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
-        """Stream one model call; see ``LlmAdapter.stream`` for the contract.
+    def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        """Stream one model call; see ``LlmAdapter.stream`` for the contract. The chunks pass
+        ``redact_chunks`` (a key split across deltas is masked too).
 
         Raises ``LlmError``: ``INVALID_REQUEST`` before any I/O if the body cannot be encoded,
         the table code of ``http_errors`` for a non-2xx status, ``TIMEOUT``/``TRANSPORT`` for
         connection trouble, ``MALFORMED_RESPONSE``, ``EMPTY_RESPONSE`` or ``STREAM_CLOSED``
         for a broken stream. Retryable failures are raised only once the retries ran out.
         """
+        return redact_chunks(self._stream(request))
+
+    async def _stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         rules = wire_rules(
             request.model,
             base_url=self.base_url,
@@ -189,8 +203,9 @@ class DeepSeekAdapter:
                         received = _kept(response.aiter_bytes(), sniffed)
                         async with contextlib.aclosing(_event_batches(received)) as batches:
                             async for events in batches:
-                                for data in events:
+                                for event in events:
                                     seen_event = True
+                                    data = self._redact(event)  # the one seam: see the docstring
                                     if data == DONE:
                                         done = True
                                         break
@@ -202,7 +217,10 @@ class DeepSeekAdapter:
                         if done:
                             await drain_body(received, self._drain)
                         elif not seen_event:
-                            document = _json_document(bytes(sniffed), self._redact)
+                            document = _json_document(
+                                self._redact(bytes(sniffed).decode("utf-8", "replace")),
+                                self._redact,
+                            )
                             if document is not None:
                                 for chunk in translator.feed(document):
                                     delivered = True
@@ -211,6 +229,7 @@ class DeepSeekAdapter:
                 if not done:
                     raise _incomplete(seen_event)
             except LlmError as error:
+                _scrub(error, self._redact)
                 if delivered:
                     raise
                 delay = self._retry.delay(error, retries, self._random())
@@ -272,6 +291,16 @@ class DeepSeekAdapter:
             ) from exc
 
 
+def _scrub(error: LlmError, redact: Callable[[str], str]) -> None:
+    """Redact ``error``'s message and provider message in place."""
+    message = redact(error.message)
+    if message != error.message:
+        error.message = message
+        error.args = (message, *error.args[1:])
+    if error.provider_message is not None:
+        error.provider_message = redact(error.provider_message)
+
+
 async def _kept(body: AsyncIterator[bytes], kept: bytearray) -> AsyncGenerator[bytes, None]:
     """``body``, with its first ``SNIFF_BYTES`` also copied into ``kept``."""
     async for raw in body:
@@ -280,14 +309,15 @@ async def _kept(body: AsyncIterator[bytes], kept: bytearray) -> AsyncGenerator[b
         yield raw
 
 
-def _json_document(body: bytes, redact: Callable[[str], str]) -> ChatChunk | None:
-    """A body without SSE events read as one JSON document: a completion to translate, or
-    ``None`` when it is no document at all. Raises the ``LlmError`` an error object names."""
+def _json_document(body: str, redact: Callable[[str], str]) -> ChatChunk | None:
+    """A body without SSE events (already redacted) read as one JSON document: a completion
+    to translate, or ``None`` when it is no document at all. Raises the ``LlmError`` an error
+    object names."""
     text = body.strip()
-    if not text.startswith(b"{"):
+    if not text.startswith("{"):
         return None
     try:
-        document = parse_chat_chunk(text.decode("utf-8", "replace"))
+        document = parse_chat_chunk(text)
     except LlmError:
         return None
     error = document.get("error")

@@ -15,6 +15,7 @@ Subclassing ``LanguageServerProtocol`` in one place fixes what pygls leaves open
   ``JsonRpcInternalError`` and a log line, so the caller never waits for ever;
 - a request sent before ``initialize`` is answered ``-32002`` even when its params do not
   fit its method;
+- every outgoing body passes ``kernel.SECRETS`` (no registered secret reaches the client);
 - nothing non-finite goes out: a message that would need ``NaN``/``Infinity`` is replaced by
   an internal error (for a response) or dropped with a log line;
 - ``exit`` calls ``on_exit(code)`` instead of ``sys.exit`` (0 after ``shutdown``, else 1),
@@ -43,6 +44,7 @@ from pygls.exceptions import (
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import MsgId, RPCRequest
 
+from dsh_lsp.kernel.secrets import SECRETS
 from dsh_lsp.llm import JsonObject
 
 _log = logging.getLogger(__name__)
@@ -229,7 +231,7 @@ class DshProtocol(LanguageServerProtocol):
                 return
             error = {"code": JsonRpcInternalError.CODE, "message": "a non-finite number"}
             body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error})
-        encoded = body.encode(self.CHARSET)
+        encoded = SECRETS.redact(body).encode(self.CHARSET)
         header = (
             f"Content-Length: {len(encoded)}\r\n"
             f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
