@@ -27,7 +27,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
@@ -86,7 +86,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="model name (default: deepseek-v4-flash)")
     run.add_argument("--base-url", help="OpenAI-compatible API root (default: DeepSeek)")
     run.add_argument("--yes", action="store_true", help="approve every tool call without asking")
+    for flag, key, default in TIMEOUT_FLAGS:
+        run.add_argument(
+            f"--{flag}",
+            dest=f"timeout_{key}",
+            type=float,
+            metavar="SECONDS",
+            help=f"model call timeout (default: {default})",
+        )
     return parser
+
+
+TIMEOUT_FLAGS = (
+    ("connect-timeout", "connect", "10"),
+    ("first-byte-timeout", "first_byte", "30"),
+    ("read-timeout", "read_idle", "120, silence allowed once the answer streams"),
+    ("retry-budget", "retry_budget", "120, total seconds spent on failed attempts"),
+)
+"""``dsh-lsp run`` flags → ``ModelTimeouts`` fields (defaults as the DeepSeek config has them)."""
 
 
 def _positive_int(text: str) -> int:
@@ -111,6 +128,8 @@ class RunRequest:
     session: str | None
     model: str | None
     base_url: str | None
+    timeouts: dict[str, float] = field(default_factory=dict)
+    """``ModelTimeouts`` fields given on the command line."""
     yes: bool
 
 
@@ -220,6 +239,8 @@ async def run(request: RunRequest, out: TextIO, err: TextIO) -> int:
         overrides["model"] = request.model
     if request.base_url is not None:
         overrides["base_url"] = request.base_url
+    if request.timeouts:
+        overrides["timeouts"] = request.timeouts
     settings = AppSettings.model_validate(overrides)
     interactive = sys.stdin is not None and sys.stdin.isatty()
     permissions = TerminalPermissions(
@@ -293,6 +314,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             model=args.model,
             base_url=args.base_url,
             yes=args.yes,
+            timeouts={
+                key: value
+                for _, key, _ in TIMEOUT_FLAGS
+                if (value := getattr(args, f"timeout_{key}")) is not None
+            },
         )
         return anyio.run(run, request, sys.stdout, sys.stderr, backend="asyncio")
     from dsh_lsp import server  # the layers below it load after ``initialize``

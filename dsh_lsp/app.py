@@ -34,7 +34,13 @@ from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalSearchPlugin
 from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm import LLM, LLM_STREAM, LlmCode, LlmError, LlmPlugin, LlmRequest, StreamChunk
-from dsh_lsp.llm.deepseek import DEFAULT_MODELS, DeepSeekPlugin, ReasoningEffort, Thinking
+from dsh_lsp.llm.deepseek import (
+    DEFAULT_MODELS,
+    DeepSeekPlugin,
+    ModelTimeouts,
+    ReasoningEffort,
+    Thinking,
+)
 from dsh_lsp.server import DemoPlan, DshSettings, load_file_system
 from dsh_lsp.session import JsonlPersistencePlugin, PersistenceCoordinatorPlugin, SessionPlugin
 from dsh_lsp.testing import ToolCallSpec, completion, script_to_json, wire_usage
@@ -71,6 +77,8 @@ class AppSettings(BaseModel):
     thinking: Thinking | None = None
     reasoning_effort: ReasoningEffort | None = None
     """DeepSeek's reasoning effort in thinking mode; ``None``: the provider default."""
+    timeouts: ModelTimeouts = Field(default_factory=ModelTimeouts)
+    """Connect, first-byte, read-idle and retry-budget seconds (``None``: the defaults)."""
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
     """Output budget of each model request; ``None``: the provider default."""
@@ -116,6 +124,7 @@ async def build_kernel_plugins(
         deepseek["thinking"] = settings.thinking
     if settings.reasoning_effort is not None:
         deepseek["reasoningEffort"] = settings.reasoning_effort
+    deepseek.update(settings.timeouts.plugin_config())
     sessions = None if settings.session_dir is None else str(settings.session_dir)
     await ctx.plugin(InvariantsPlugin, {"strict": settings.strict_invariants})
     await ctx.plugin(LlmPlugin)
@@ -223,6 +232,7 @@ async def load_server_plugins(ctx: Context, settings: DshSettings, roots: tuple[
         base_url=model.base_url,
         api_key_env=model.api_key_env,
         thinking=model.thinking,
+        timeouts=model.timeouts,
         session_dir=None if settings.session_dir is None else Path(settings.session_dir),
         max_steps=settings.max_steps_per_turn,
     )

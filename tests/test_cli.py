@@ -63,3 +63,23 @@ def test_the_log_levels_are_the_servers() -> None:
     from dsh_lsp.server import LogLevel
 
     assert get_args(LogLevel) == LOG_LEVELS
+
+
+def test_run_takes_the_model_timeouts_and_the_server_a_message_size_limit() -> None:
+    from dsh_lsp.__main__ import build_parser
+
+    args = build_parser().parse_args(
+        [
+            "--max-message-bytes",
+            "1024",
+            "run",
+            "hi",
+            "--first-byte-timeout",
+            "5",
+            "--retry-budget",
+            "0",
+        ]
+    )
+    assert args.max_message_bytes == 1024
+    assert (args.timeout_first_byte, args.timeout_retry_budget) == (5.0, 0.0)
+    assert args.timeout_connect is None

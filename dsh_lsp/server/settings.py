@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
-from dsh_lsp.llm.deepseek import DEFAULT_MODELS
+from dsh_lsp.llm.deepseek import DEFAULT_MODELS, ModelTimeouts
 from dsh_lsp.llm.deepseek import Thinking as Thinking  # the settings model's type, named here
 
 SECTION = "dsh"
@@ -54,6 +54,8 @@ class ModelSettings(BaseModel):
     """The environment variable holding the API key (the key is never a setting)."""
     thinking: Thinking | None = None
     """Thinking mode on or off; ``None`` leaves the provider default."""
+    timeouts: ModelTimeouts = Field(default_factory=ModelTimeouts)
+    """``connect``, ``firstByte``, ``readIdle`` and ``retryBudget``, in seconds."""
 
 
 class PermissionSettings(BaseModel):

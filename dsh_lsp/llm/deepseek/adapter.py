@@ -49,7 +49,7 @@ from dsh_lsp.kernel.secrets import SECRETS
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
 from dsh_lsp.llm.request import LlmRequest
-from dsh_lsp.llm.retry import RetryPolicy, parse_retry_after
+from dsh_lsp.llm.retry import LlmRetry, RetryPolicy, parse_retry_after
 from dsh_lsp.llm.secret_stream import redact_chunks
 from dsh_lsp.llm.sse import SseDecoder
 
@@ -85,7 +85,10 @@ class DeepSeekAdapter:
     ``translate``); ``reasoning_field`` fixes the field reasoning goes back in (default: the one
     the server streams). ``sleep``, ``clock`` (Unix seconds, for ``Retry-After`` dates) and
     ``random`` (a [0, 1) draw for jitter) are injectable for tests; ``drain`` bounds the read
-    after ``[DONE]``. The API key is held privately and never appears in a repr, an error or
+    after ``[DONE]``. ``first_byte_timeout`` bounds the wait for the response to start,
+    ``retry_budget`` the seconds one call may spend on failed attempts and backoff
+    (``monotonic`` measures them), and ``on_retry`` hears of each retry before its backoff.
+    The API key is held privately and never appears in a repr, an error or
     a log line. Raises ``ValueError`` (naming ``baseUrl``) for a base URL that breaks the
     ``endpoint`` rule.
     """
@@ -96,11 +99,15 @@ class DeepSeekAdapter:
         "_clock",
         "_drain",
         "_field_fixed",
+        "_first_byte",
         "_logged_models",
+        "_monotonic",
+        "_on_retry",
         "_random",
         "_reasoning_effort",
         "_reasoning_field",
         "_retry",
+        "_retry_budget",
         "_sleep",
         "_think_tags",
         "_thinking",
@@ -123,6 +130,10 @@ class DeepSeekAdapter:
         clock: Callable[[], float] = time.time,
         random: Callable[[], float] = random.random,
         drain: DrainBudget | None = None,
+        first_byte_timeout: float | None = None,
+        retry_budget: float | None = None,
+        on_retry: Callable[[LlmRetry], None] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
         self.base_url = normalize_base_url(base_url, setting="baseUrl")
@@ -142,6 +153,10 @@ class DeepSeekAdapter:
         self._clock = clock
         self._random = random
         self._drain = drain if drain is not None else DrainBudget()
+        self._first_byte = first_byte_timeout
+        self._retry_budget = retry_budget
+        self._on_retry = on_retry
+        self._monotonic = monotonic
         _log.info(
             "model endpoint %s (%s)",
             display_url(self._url),
@@ -189,13 +204,12 @@ class DeepSeekAdapter:
             )
         retries = 0
         delivered = False
+        started = self._monotonic()
         while True:
             translator = StreamTranslator(think_tags=self._think_tags)
             try:
                 with self._httpx_errors_translated():
-                    async with self._client.stream(
-                        "POST", self._url, content=body, headers=self._headers()
-                    ) as response:
+                    async with self._opened(body) as response:
                         if not response.is_success:
                             raise await self._status_error(response)
                         seen_event = done = False
@@ -235,7 +249,25 @@ class DeepSeekAdapter:
                 delay = self._retry.delay(error, retries, self._random())
                 if delay is None:
                     raise
+                spent = self._monotonic() - started
+                if self._retry_budget is not None and spent + delay > self._retry_budget:
+                    _log.warning(
+                        "model call failed (%s); the retry budget of %.0fs is spent",
+                        error.code,
+                        self._retry_budget,
+                    )
+                    raise
                 retries += 1
+                if self._on_retry is not None:
+                    reason = str(error.status) if error.status is not None else error.code
+                    notice = LlmRetry(
+                        session_id=request.session_id,
+                        attempt=retries,
+                        max_retries=self._retry.max_retries,
+                        reason=reason,
+                        delay=delay,
+                    )
+                    self._on_retry(notice)
                 _log.warning(
                     "model call failed (%s: %s); retry %d of %d in %.2fs",
                     error.code,
@@ -253,6 +285,22 @@ class DeepSeekAdapter:
             for chunk in translator.finish():
                 yield chunk
             return
+
+    @contextlib.asynccontextmanager
+    async def _opened(self, body: bytes) -> AsyncIterator[httpx.Response]:
+        """The streamed response, its headers awaited within the first-byte timeout.
+        Raises LlmError ``TIMEOUT`` when they do not arrive in time (and httpx's errors)."""
+        async with contextlib.AsyncExitStack() as stack:
+            stream = self._client.stream("POST", self._url, content=body, headers=self._headers())
+            try:
+                with anyio.fail_after(self._first_byte):
+                    response = await stack.enter_async_context(stream)
+            except TimeoutError:
+                raise LlmError(
+                    f"the model API sent nothing within {self._first_byte:g}s (first-byte timeout)",
+                    code=LlmCode.TIMEOUT,
+                ) from None
+            yield response
 
     def _headers(self) -> dict[str, str]:
         headers = {
