@@ -175,7 +175,7 @@ def hostile_frames(
             depth = rng.choice([100, 5000, 100_000])
             nested = b"[" * depth + b"]" * depth
             yield Frame(data=frame(nested), kind="deep")
-        elif choice == 15 and rng.random() < 0.05:  # over the size limit: skipped unread
+        elif choice == 15 and rng.random() < 0.02:  # over the size limit: skipped unread
             pad = "x" * (max_message_bytes + 1)
             message = {"jsonrpc": "2.0", "id": rid, "method": "dsh/session/list", "params": pad}
             yield Frame(data=frame(_dumps(message)), kind="oversize")
@@ -205,6 +205,8 @@ class FuzzReport:
     idle_rss_kib: int = 0
     after_rss_kib: int = 0
     peak_rss_kib: int = 0
+    after_big_rss_kib: int = 0
+    """RSS after ``big_rejected_requests`` (0: not measured)."""
     seconds: float = 0.0
     slowest_answer: float = 0.0
     unanswered_ids: list[str] = field(default_factory=list)
@@ -222,6 +224,11 @@ class FuzzReport:
             ("RSS idle (MiB)", f"{self.idle_rss_kib / 1024:.1f}"),
             ("RSS after the storm (MiB)", f"{self.after_rss_kib / 1024:.1f} ({ratio:.2f}x idle)"),
             ("peak RSS (MiB)", f"{self.peak_rss_kib / 1024:.1f}"),
+            (
+                "RSS after 30 rejected 10 MB requests (MiB)",
+                f"{self.after_big_rss_kib / 1024:.1f}"
+                f" ({self.after_big_rss_kib / max(1, self.idle_rss_kib):.2f}x idle)",
+            ),
             ("slowest answer (s)", f"{self.slowest_answer:.2f}"),
             ("wall time (s)", f"{self.seconds:.1f}"),
         ]
@@ -478,3 +485,17 @@ def storm(
     report.invalid_frames = run.invalid_frames
     report.peak_rss_kib = run.peak_rss_kib()
     return report
+
+
+def big_rejected_requests(run: FuzzRun, *, count: int = 30, size: int = 10_000_000) -> bool:
+    """Send ``count`` requests of ``size`` bytes that are refused (-32602); True when every
+    one was answered."""
+    ids = []
+    for index in range(count):
+        msg_id = f"big-{index}"
+        text = "z" * size
+        params = {"sessionId": "none", "prompt": [{"type": "text", "text": text}], "bad": 1}
+        message = {"jsonrpc": "2.0", "id": msg_id, "method": "dsh/prompt", "params": params}
+        run.send(frame(_dumps(message)), msg_id)
+        ids.append(msg_id)
+    return run.wait_for(ids, 120)

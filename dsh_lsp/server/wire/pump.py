@@ -14,17 +14,22 @@ kernel's lifetime, and so every kind of bad input gets an answer instead of a po
   ``-32700``) and the decoder resynchronises on the next ``Content-Length:``;
 - params that do not fit a known method are answered by ``DshProtocol`` while decoding;
 - a body over ``max_message_bytes`` is skipped as it arrives, never buffered, and after a
-  large body the collector runs, so a storm of rejected big requests gives its memory back.
+  large body the collector runs and freed heap pages go back to the system (glibc's
+  ``malloc_trim``), so a storm of rejected big requests gives its memory back at once.
 
 ``pump`` returns at end of input; the caller cancels it to stop earlier (``exit``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import json
 import logging
 import math
+import sys
+from collections.abc import Callable
 from typing import Any, Final
 
 from pygls.exceptions import JsonRpcException
@@ -60,7 +65,28 @@ async def pump(
                 dispatch(frame, protocol)
                 if len(frame) >= LARGE_BODY:
                     del frame
-                    gc.collect()
+                    _give_back_memory()
+
+
+def _load_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, where there is one."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+_TRIM: Final = _load_trim() if sys.platform.startswith("linux") else None
+
+
+def _give_back_memory() -> None:
+    """Collect cycles, then hand freed heap pages back to the system (glibc keeps large
+    freed blocks otherwise, so a few big rejected requests would hold their size for good)."""
+    gc.collect()
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _finite(text: str) -> float:
