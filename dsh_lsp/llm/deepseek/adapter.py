@@ -45,6 +45,7 @@ import anyio
 import httpx
 
 from dsh_lsp import __version__
+from dsh_lsp.kernel import Redactor
 from dsh_lsp.kernel.secrets import SECRETS
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
@@ -108,6 +109,7 @@ class DeepSeekAdapter:
         "_reasoning_field",
         "_retry",
         "_retry_budget",
+        "_secrets",
         "_sleep",
         "_think_tags",
         "_thinking",
@@ -140,6 +142,8 @@ class DeepSeekAdapter:
         self._url = f"{self.base_url}/chat/completions"
         self._api_key = api_key
         SECRETS.add(api_key)
+        self._secrets = Redactor()  # this adapter's own key: what its chunk stream masks
+        self._secrets.add(api_key)
         self._thinking: Thinking | None = thinking
         self._reasoning_effort: ReasoningEffort | None = reasoning_effort
         self._think_tags: ThinkTags = think_tags
@@ -179,7 +183,7 @@ class DeepSeekAdapter:
         connection trouble, ``MALFORMED_RESPONSE``, ``EMPTY_RESPONSE`` or ``STREAM_CLOSED``
         for a broken stream. Retryable failures are raised only once the retries ran out.
         """
-        return redact_chunks(self._stream(request))
+        return redact_chunks(self._stream(request), self._secrets)
 
     async def _stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         rules = wire_rules(

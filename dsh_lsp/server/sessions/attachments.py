@@ -31,8 +31,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
-from dsh_lsp.fs_tools import FsError
-from dsh_lsp.fs_tools.local.disk import read_regular
 from dsh_lsp.llm import ContentBlock, TextBlock
 from dsh_lsp.server.wire.params import Range, ResourceLinkContent, TextContent
 
@@ -72,6 +70,10 @@ async def _attachment(link: ResourceLinkContent, workspace: Workspace, index: in
         path = to_fs_path(link.uri) if link.uri.startswith("file:") else None
         if path is None:
             raise _unreadable(index, link.uri, "only file: URIs can be read from disk")
+        # The file layer loads after ``initialize`` was answered (this module loads before).
+        from dsh_lsp.fs_tools import FsError
+        from dsh_lsp.fs_tools.local.disk import read_regular
+
         try:
             read = partial(read_regular, max_bytes=MAX_ATTACHMENT_BYTES, verb="an attachment")
             loaded = await anyio.to_thread.run_sync(read, path, path, abandon_on_cancel=True)
