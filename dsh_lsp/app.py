@@ -60,11 +60,12 @@ async def build_kernel_plugins(
     model = settings.model
     _log.info("model in use: %s (dsh.model.name)", model.name)
     endpoint = {"base_url", "api_key_env", "thinking", "reasoning_effort"}
-    deepseek = {
+    deepseek: dict[str, object] = {
         "models": tuple(dict.fromkeys((*DEFAULT_MODELS, model.name))),
         "missingKey": "defer" if defer_missing_key else "fail",
         **model.model_dump(by_alias=True, exclude_none=True, include=endpoint),
     }
+    deepseek.update(model.timeouts.plugin_config())
     await ctx.plugin(InvariantsPlugin, {})
     await ctx.plugin(LlmPlugin)
     await ctx.plugin(DeepSeekPlugin(environ=environ), deepseek)

@@ -72,3 +72,15 @@ def test_the_choices_are_the_servers() -> None:
     assert set(get_args(EditPolicy)) == set(EDIT_LEVELS)
     assert get_args(ShellPolicy) == LEVELS
     assert get_args(ReadOutsidePolicy) == LEVELS
+
+
+def test_run_takes_the_model_timeouts_and_the_server_a_message_size_limit() -> None:
+    from dsh_lsp.cli import build_parser
+    from dsh_lsp.cli.runner import settings_from_flags
+
+    args = build_parser().parse_args(
+        ["--max-message-bytes", "1024", "run", "hi", "--first-byte-timeout", "5"]
+    )
+    assert args.max_message_bytes == 1024
+    assert args.timeout_connect is None
+    assert settings_from_flags(args)["model"] == {"timeouts": {"firstByte": 5.0}}

@@ -56,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--tcp", metavar="HOST:PORT", type=_tcp_address, help="serve one LSP client over TCP"
     )
     _log_flags(parser, default=True)
+    parser.add_argument(
+        "--max-message-bytes",
+        type=_positive_int,
+        default=64 << 20,
+        metavar="N",
+        help="skip LSP messages larger than this (default: 64 MiB)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo", help="run an offline agent turn over LSP against a scripted model"
@@ -108,6 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-steps", type=int, metavar="N", help="model requests per turn (maxStepsPerTurn)"
     )
     model.add_argument("--session-dir", metavar="DIR", help="where session logs live (sessionDir)")
+    for flag, key, default in TIMEOUT_FLAGS:
+        model.add_argument(
+            f"--{flag}",
+            dest=f"timeout_{key}",
+            type=float,
+            metavar="SECONDS",
+            help=f"model call timeout (model.timeouts.{key}; default: {default})",
+        )
     sessions = commands.add_parser(
         "sessions", help="list, show or delete stored sessions (default: list)"
     )
@@ -123,6 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
     delete = actions.add_parser("delete", help="remove stored sessions")
     delete.add_argument("ids", nargs="+", metavar="ID")
     return parser
+
+
+TIMEOUT_FLAGS = (
+    ("connect-timeout", "connect", "10"),
+    ("first-byte-timeout", "firstByte", "30"),
+    ("read-timeout", "readIdle", "120, silence allowed once the answer streams"),
+    ("retry-budget", "retryBudget", "120, total seconds spent on failed attempts"),
+)
+"""``dsh-lsp run`` flags → ``model.timeouts`` keys (defaults as the DeepSeek config has them)."""
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
 
 
 def _log_flags(parser: argparse.ArgumentParser, *, default: bool) -> None:
@@ -190,7 +220,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_demo_command(keep=args.keep)
     tcp = None if args.tcp is None else server.TcpAddress(host=args.tcp[0], port=args.tcp[1])
-    return server.serve(_load_plugins, tcp=tcp)
+    return server.serve(_load_plugins, tcp=tcp, max_message_bytes=args.max_message_bytes)
 
 
 def log_file_problem(path: Path | None) -> str | None:

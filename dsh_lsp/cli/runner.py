@@ -64,6 +64,7 @@ from dsh_lsp.session import (
 from dsh_lsp.tools import TOOLS, ToolRegistry, parse_arguments
 
 from .approvals import RunnerPermissions, TerminalApprovalPlugin, TerminalPermissions
+from .entry import TIMEOUT_FLAGS
 
 DIM, RESET = "\x1b[2m", "\x1b[0m"
 
@@ -102,6 +103,13 @@ def settings_from_flags(args: argparse.Namespace) -> JsonObject:
         value = getattr(args, flag)
         if value is not None:
             model[key] = value
+    timeouts: dict[str, JsonValue] = {
+        key: value
+        for _, key, _ in TIMEOUT_FLAGS
+        if (value := getattr(args, f"timeout_{key}", None)) is not None
+    }
+    if timeouts:
+        model["timeouts"] = timeouts
     section: dict[str, JsonValue] = {"model": model} if model else {}
     permissions: dict[str, JsonValue] = {}
     for flag, key in (
@@ -130,6 +138,10 @@ FLAGS: dict[str, str] = {
     "dsh.model.stop": "--stop",
     "dsh.maxStepsPerTurn": "--max-steps",
     "dsh.sessionDir": "--session-dir",
+    "dsh.model.timeouts.connect": "--connect-timeout",
+    "dsh.model.timeouts.firstByte": "--first-byte-timeout",
+    "dsh.model.timeouts.readIdle": "--read-timeout",
+    "dsh.model.timeouts.retryBudget": "--retry-budget",
 }
 """The flag that sets each settings path (named next to it in a settings error)."""
 

@@ -55,4 +55,4 @@ class FsToolsPlugin(Plugin[FsToolsConfig]):
             registry.register(make(deps), ctx=ctx)
         for section in FS_TOOL_SECTIONS:
             prompt.section(section, ctx=ctx)
-        ctx.on(TOOLS_PRE_EXECUTE, outside_read_gate(deps.fs))
+        ctx.on(TOOLS_PRE_EXECUTE, outside_read_gate(deps.fs, deps.checked))

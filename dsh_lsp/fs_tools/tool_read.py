@@ -55,7 +55,9 @@ def read_tool(deps: ToolDeps) -> ToolDefinition:
         window_limits = WindowLimits(
             limit=limit, max_line_chars=limits.max_line_chars, max_bytes=limits.max_bytes
         )
-        target = await deps.fs.resolve(path, cwd=call_cwd(execution))
+        target = deps.checked.take(execution.call_id, path)
+        if target is None:
+            target = await deps.fs.resolve(path, cwd=call_cwd(execution))
         info = await deps.fs.stat(target)
         if info is None:
             raise FsError("FS_NOT_FOUND", await _not_found(deps, target))

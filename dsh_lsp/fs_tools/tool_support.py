@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import JsonObject, JsonValue
@@ -22,6 +23,15 @@ from .filesystem import FileSystem
 from .search import FileSearch
 from .tools_config import FsToolsConfig
 
+if TYPE_CHECKING:
+    from .read_gate import CheckedTargets
+
+
+def _checked_targets() -> CheckedTargets:
+    from .read_gate import CheckedTargets  # the gate imports this module
+
+    return CheckedTargets()
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolDeps:
@@ -31,6 +41,8 @@ class ToolDeps:
     fs: FileSystem
     search: FileSearch
     config: FsToolsConfig
+    checked: CheckedTargets = field(default_factory=_checked_targets)
+    """What the read gate resolved, for the tool to read (``read_gate``)."""
 
 
 def call_cwd(execution: ToolExecution) -> str | None:

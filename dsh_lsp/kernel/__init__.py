@@ -33,9 +33,14 @@ from .fiber import FiberState as FiberState
 from .kernel import Kernel as Kernel
 from .plugin import ConfigModel as ConfigModel
 from .plugin import Plugin as Plugin
+from .secrets import SECRETS as SECRETS
+from .secrets import RedactingFilter as RedactingFilter
+from .secrets import Redactor as Redactor
+from .secrets import install_log_filter as install_log_filter
 from .services import ServiceKey as ServiceKey
 
 __all__ = (
+    "SECRETS",
     "AsyncEffectBody",
     "ConfigModel",
     "Context",
@@ -53,6 +58,8 @@ __all__ = (
     "Plugin",
     "PluginConfigError",
     "PluginFailedError",
+    "RedactingFilter",
+    "Redactor",
     "SerialEvent",
     "ServiceConflictError",
     "ServiceKey",
@@ -61,4 +68,5 @@ __all__ = (
     "Teardown",
     "WaterfallEvent",
     "WaterfallMisuseError",
+    "install_log_filter",
 )

@@ -80,7 +80,9 @@ from .message import Role as Role
 from .message import UserSource as UserSource
 from .request import LlmRequest as LlmRequest
 from .request import ToolSchema as ToolSchema
+from .retry import LLM_RETRY as LLM_RETRY
 from .retry import RETRYABLE_CODES as RETRYABLE_CODES
+from .retry import LlmRetry as LlmRetry
 from .retry import RetryPolicy as RetryPolicy
 from .retry import parse_retry_after as parse_retry_after
 from .service import LLM as LLM
@@ -98,6 +100,7 @@ __all__ = (
     "CORE_BLOCK_KINDS",
     "FINISH_REASONS",
     "LLM",
+    "LLM_RETRY",
     "LLM_STREAM",
     "MESSAGE_SOURCES",
     "RETRYABLE_CODES",
@@ -125,6 +128,7 @@ __all__ = (
     "LlmError",
     "LlmPlugin",
     "LlmRequest",
+    "LlmRetry",
     "LlmService",
     "Message",
     "MessageSource",

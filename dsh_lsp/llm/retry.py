@@ -12,7 +12,10 @@ import email.utils
 from dataclasses import dataclass
 from typing import Final
 
+from dsh_lsp.kernel import EmitEvent
+
 from .errors import LlmCode, LlmError
+from .ids import SessionId
 
 RETRYABLE_CODES: Final = frozenset(
     {LlmCode.RATE_LIMIT, LlmCode.SERVER, LlmCode.TIMEOUT, LlmCode.TRANSPORT, LlmCode.EMPTY_RESPONSE}
@@ -72,3 +75,27 @@ class RetryPolicy:
             return error.retry_after
         base = min(self.max_delay, self.initial_delay * 2.0**retries_done)
         return max(0.0, base * (1.0 + self.jitter * (2.0 * random_unit - 1.0)))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LlmRetry:
+    """A model call failed before its first chunk and is about to be retried."""
+
+    session_id: SessionId | None
+    """The session the call belongs to (``LlmRequest.session_id``), if any."""
+    attempt: int
+    """This retry's number, from 1."""
+    max_retries: int
+    reason: str
+    """What failed: the HTTP status (``"429"``) or the error code (``"TIMEOUT"``)."""
+    delay: float
+    """Seconds until the retry starts."""
+
+    @property
+    def message(self) -> str:
+        """``retrying (2/5) after 429``."""
+        return f"retrying ({self.attempt}/{self.max_retries}) after {self.reason}"
+
+
+LLM_RETRY: EmitEvent[LlmRetry] = EmitEvent("llm/retry")
+"""Emitted (contained) by adapters before each retry, so front ends can show progress."""

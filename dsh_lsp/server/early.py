@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsh_lsp import __version__
 
-from .wire import FrameDecoder, encode_frame
+from .wire import DEFAULT_MAX_BODY, FrameDecoder, encode_frame
 
 if TYPE_CHECKING:
     from .wire import Connection, Frame
@@ -67,10 +67,13 @@ class EarlyStart:
     ended: bool
 
 
-async def answer_initialize(connection: Connection) -> EarlyStart:
+async def answer_initialize(
+    connection: Connection, *, max_message_bytes: int = DEFAULT_MAX_BODY
+) -> EarlyStart:
     """Read up to the first complete message; answer it when it is an ordinary
-    ``initialize`` request (see the module docstring). Never raises for bad input."""
-    decoder = FrameDecoder()
+    ``initialize`` request (see the module docstring). Bodies over ``max_message_bytes``
+    are skipped unread. Never raises for bad input."""
+    decoder = FrameDecoder(max_body=max_message_bytes)
     frames: list[Frame] = []
     while not any(isinstance(frame, bytes) for frame in frames):
         data = await connection.receive()

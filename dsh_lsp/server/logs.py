@@ -3,7 +3,8 @@
 stdout carries the protocol, so the handler writes to stderr (which editors collect, e.g.
 Neovim's ``lsp.log``) or to ``--log-file``. pygls logs every message body it sends at INFO;
 its loggers stay at WARNING unless the level is DEBUG, which keeps both the cost and the log
-size of a busy stream down. API keys are never logged: no code path formats them.
+size of a busy stream down. API keys are never logged: no code path formats them, and the
+handler's ``RedactingFilter`` masks every secret in ``kernel.SECRETS`` as a second net.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import logging
 import sys
 from pathlib import Path
 from typing import Final, Literal
+
+from dsh_lsp.kernel import RedactingFilter
 
 INTERNAL_ERROR: Final = -32603
 
@@ -61,3 +64,4 @@ def configure_logging(level: LogLevel = "warning", file: Path | None = None) -> 
     quiet = LEVELS[level] > logging.DEBUG
     logging.getLogger("pygls").setLevel(logging.WARNING if quiet else logging.DEBUG)
     handler.addFilter(AnsweredErrors())
+    handler.addFilter(RedactingFilter())

@@ -32,7 +32,7 @@ from anyio.abc import TaskStatus
 from dsh_lsp.kernel import Kernel
 
 from .early import EarlyStart, answer_initialize
-from .wire import Connection, open_stdio, open_tcp
+from .wire import DEFAULT_MAX_BODY, Connection, open_stdio, open_tcp
 
 if TYPE_CHECKING:  # pygls and the handlers load after the early ``initialize`` answer
     from .boot import LoadPlugins
@@ -60,20 +60,26 @@ class TcpAddress:
     port: int
 
 
-def serve(load_plugins: LoadPlugins, *, tcp: TcpAddress | None = None) -> int:
+def serve(
+    load_plugins: LoadPlugins,
+    *,
+    tcp: TcpAddress | None = None,
+    max_message_bytes: int = DEFAULT_MAX_BODY,
+) -> int:
     """Serve LSP on stdio (or one TCP client) until the client is done; returns the exit
-    code. Raises OSError when the TCP address cannot be bound."""
+    code. A message body over ``max_message_bytes`` is skipped unread. Raises OSError when
+    the TCP address cannot be bound."""
     if tcp is None and sys.stdin is not None and sys.stdin.isatty():
         sys.stderr.write(TERMINAL_NOTICE)
         sys.stderr.flush()
     try:
-        return anyio.run(_serve, load_plugins, tcp, backend="asyncio")
+        return anyio.run(_serve, load_plugins, tcp, max_message_bytes, backend="asyncio")
     except KeyboardInterrupt:  # before the signal watch started: the kernel has closed
         _log.info("interrupted while starting: stopping")
         return 0
 
 
-async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
+async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None, max_message_bytes: int) -> int:
     # Start-up allocates hundreds of thousands of long-lived objects (classes, schemas):
     # collecting them while they are made is wasted work, so the collector waits until the
     # plugins are loaded, and what exists then is frozen out of later collections.
@@ -84,12 +90,18 @@ async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None) -> int:
                 connection: Connection = await open_stdio()
             else:
                 connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-            early = await answer_initialize(connection)
+            early = await answer_initialize(connection, max_message_bytes=max_message_bytes)
             from .handlers import build_server  # pygls and lsprotocol load here
 
             server = build_server(kernel.context, load_plugins)
             kernel.context.start_soon(_collect_after_start, server, name="dsh-lsp gc")
-            code = await run_connection(server, connection, stop_signals=STOP_SIGNALS, early=early)
+            code = await run_connection(
+                server,
+                connection,
+                stop_signals=STOP_SIGNALS,
+                early=early,
+                max_message_bytes=max_message_bytes,
+            )
             # Stopping flushes every session log: a second Ctrl-C must not cut that short.
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:
@@ -139,6 +151,7 @@ async def run_connection(
     *,
     stop_signals: tuple[signal.Signals, ...] = (),
     early: EarlyStart | None = None,
+    max_message_bytes: int = DEFAULT_MAX_BODY,
 ) -> int:
     """Pump ``connection`` into ``server`` until ``exit``, end of input or one of
     ``stop_signals`` (handled only while this runs; main thread only); the exit code.
@@ -159,7 +172,7 @@ async def run_connection(
 
         async def read() -> None:
             if early is None:
-                await pump(connection, protocol)
+                await pump(connection, protocol, max_message_bytes=max_message_bytes)
             else:
                 await pump(
                     connection,

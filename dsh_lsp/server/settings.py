@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
-from dsh_lsp.llm.deepseek import DEFAULT_MODELS
+from dsh_lsp.llm.deepseek import DEFAULT_MODELS, ModelTimeouts
 from dsh_lsp.llm.deepseek import ReasoningEffort as ReasoningEffort  # a settings field's type
 from dsh_lsp.llm.deepseek import Thinking as Thinking  # the settings model's type, named here
 
@@ -73,11 +73,20 @@ class ModelSettings(BaseModel):
     """Output budget of every request; ``None`` leaves the provider default."""
     stop: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=16)
     """Sequences that end generation when the model produces them; ``None``: none."""
+    timeouts: ModelTimeouts = Field(default_factory=ModelTimeouts)
+    """``connect``, ``firstByte``, ``readIdle`` and ``retryBudget``, in seconds."""
 
     def endpoint(self) -> tuple[object, ...]:
         """The fields fixed when the plugins load (a change needs a restart); the request
         knobs (temperature, maxTokens, stop) reach each new session at once."""
-        return (self.name, self.base_url, self.api_key_env, self.thinking, self.reasoning_effort)
+        return (
+            self.name,
+            self.base_url,
+            self.api_key_env,
+            self.thinking,
+            self.reasoning_effort,
+            self.timeouts,
+        )
 
 
 class PermissionSettings(BaseModel):

@@ -3,13 +3,24 @@
 Every function here is synchronous and translates ``OSError`` into ``FsError`` exactly once
 (``os_errors``). Versions are ``"<mtime_ns>:<size>:<inode>"``: an atomic replace always
 changes the inode, and an in-place change almost always changes mtime or size.
+
+Hostile files: a read opens the path once (``O_NONBLOCK``, so a FIFO or a device never blocks
+the open), checks the *opened* descriptor (``fstat``: regular files only) and reads at most
+``max_bytes + 1`` bytes, so a file that grows, or lies about its size (``/proc``), costs no
+more than the limit. ``opened_path`` names the file a descriptor really is (``/proc/self/fd``
+on Linux, ``F_GETPATH`` on macOS): ``read_regular(expect=…)`` refuses a file that is not the
+checked real path, which closes the window between resolving a path and opening it (a
+symlink swapped in between).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,24 +103,92 @@ class FileBytes:
     stat: os.stat_result
 
 
-def read_regular(path: str, display_path: str, *, max_bytes: int, verb: str) -> FileBytes:
-    """Read a whole regular file; the stat is taken from the open descriptor before reading.
+def read_regular(
+    path: str, display_path: str, *, max_bytes: int, verb: str, expect: str | None = None
+) -> FileBytes:
+    """Read a whole regular file; the stat is taken from the open descriptor before reading,
+    and at most ``max_bytes + 1`` bytes are read. With ``expect`` (a real path), the opened
+    file must be that path (see the module docstring).
 
     Raises FsError ``FS_NOT_FOUND``, ``FS_NOT_REGULAR_FILE``, ``FS_TOO_LARGE`` (``verb`` says
-    what was attempted), ``FS_PERMISSION_DENIED``, ``FS_IO_ERROR``.
+    what was attempted), ``FS_PERMISSION_DENIED``, ``FS_IO_ERROR`` (also for a file that
+    changed identity while it was opened).
     """
     with os_errors(display_path):
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        fd = open_regular(path, display_path, expect=expect)
         try:
             st = os.fstat(fd)
-            require_regular(st, display_path)
             if st.st_size > max_bytes:
                 raise too_large(display_path, st.st_size, max_bytes, verb)
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                data = handle.read()
+            data = read_at_most(fd, max_bytes + 1)
+            if len(data) > max_bytes:
+                raise too_large(display_path, len(data), max_bytes, verb)
         finally:
             os.close(fd)
     return FileBytes(data=data, stat=st)
+
+
+def open_regular(path: str, display_path: str, *, expect: str | None = None) -> int:
+    """Open ``path`` for reading without blocking on a FIFO or a device; the descriptor of a
+    regular file (``expect``: that must be the file at this real path). The caller closes it.
+
+    Raises OSError, FsError ``FS_NOT_REGULAR_FILE`` / ``FS_IO_ERROR``.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        require_regular(os.fstat(fd), display_path)
+        if expect is not None:
+            require_identity(fd, expect, display_path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes from ``fd`` (fewer at end of file)."""
+    parts: list[bytes] = []
+    left = limit
+    while left > 0:
+        piece = os.read(fd, min(left, 1 << 20))
+        if not piece:
+            break
+        parts.append(piece)
+        left -= len(piece)
+    return b"".join(parts)
+
+
+def opened_path(fd: int) -> str | None:
+    """The real path of the file behind ``fd``, or None where the platform cannot say."""
+    if sys.platform == "darwin":
+        get_path = getattr(fcntl, "F_GETPATH", None)
+        if get_path is not None:
+            with contextlib.suppress(OSError):
+                raw = fcntl.fcntl(fd, get_path, bytes(1024))
+                return os.fsdecode(raw.split(b"\0", 1)[0])
+        return None
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def require_identity(fd: int, expect: str, display_path: str) -> None:
+    """Raise FsError ``FS_IO_ERROR`` unless ``fd`` is the file at real path ``expect``."""
+    actual = opened_path(fd)
+    if actual is None:  # no way to ask: compare the inode at ``expect`` now
+        same = stat_or_none(expect, display_path)
+        opened = os.fstat(fd)
+        if same is not None and (same.st_dev, same.st_ino) == (opened.st_dev, opened.st_ino):
+            return
+    elif actual == expect:
+        return
+    raise FsError(
+        "FS_IO_ERROR",
+        f"{display_path} changed while it was being opened (a link along it was replaced); "
+        "nothing was read",
+    )
 
 
 def require_regular(st: os.stat_result, display_path: str) -> None:

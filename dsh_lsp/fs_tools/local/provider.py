@@ -49,6 +49,7 @@ from .atomic import atomic_write
 from .disk import (
     FileBytes,
     info_of,
+    open_regular,
     os_errors,
     read_regular,
     require_regular,
@@ -158,7 +159,11 @@ class LocalFileSystem:
 
     def _read(self, target: FsTarget, verb: str) -> FileBytes:
         return read_regular(
-            target.key, target.display_path, max_bytes=self._limits.max_read_bytes, verb=verb
+            target.key,
+            target.display_path,
+            max_bytes=self._limits.max_read_bytes,
+            verb=verb,
+            expect=target.key,
         )
 
     def _list(self, target: FsTarget) -> tuple[FsDirEntry, ...]:
@@ -201,13 +206,13 @@ class LocalFileSystem:
             mode = current.st_mode & 0o7777
             if current.st_size <= self._limits.max_read_bytes:
                 old = read_regular(
-                    real, shown, max_bytes=self._limits.max_read_bytes, verb="reading"
+                    real, shown, max_bytes=self._limits.max_read_bytes, verb="reading", expect=real
                 )
                 before, data_text = _keep_style(old.data, content)
         data = data_text.encode("utf-8", errors="strict")
         if len(data) > self._limits.max_write_bytes:
             raise too_large(shown, len(data), self._limits.max_write_bytes, "writing")
-        written = atomic_write(real, data, mode=mode, display_path=shown)
+        written = atomic_write(real, data, mode=mode, display_path=shown, expect_dir=True)
         return FsWriteOutcome(
             operation="create" if current is None else "update",
             version=version_of(written),
@@ -226,7 +231,9 @@ class LocalFileSystem:
                 raise vanished(shown)
             raise FsError("FS_NOT_FOUND", f"{shown} does not exist")
         require_regular(current, shown)
-        loaded = read_regular(real, shown, max_bytes=self._limits.max_write_bytes, verb="editing")
+        loaded = read_regular(
+            real, shown, max_bytes=self._limits.max_write_bytes, verb="editing", expect=real
+        )
         check_expected(expected, version_of(loaded.stat), shown)
         document = Document.decode(loaded.data, shown)
         applied = apply_literal_edits(document.text, edits, display_path=shown)
@@ -235,7 +242,8 @@ class LocalFileSystem:
             version = version_of(loaded.stat)
         else:
             mode = loaded.stat.st_mode & 0o7777
-            version = version_of(atomic_write(real, updated, mode=mode, display_path=shown))
+            written = atomic_write(real, updated, mode=mode, display_path=shown, expect_dir=True)
+            version = version_of(written)
         return FsEditOutcome(
             version=version,
             before=document.text,
@@ -261,14 +269,10 @@ def _keep_style(old: bytes, content: str) -> tuple[str | None, str]:
 
 
 def _open_regular(target: FsTarget) -> io.FileIO:
-    """An unbuffered reader of a regular file (the caller closes it)."""
+    """An unbuffered reader of the regular file at ``target.key`` itself (the caller closes
+    it)."""
     with os_errors(target.display_path):
-        fd = os.open(target.key, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-        try:
-            require_regular(os.fstat(fd), target.display_path)
-        except BaseException:
-            os.close(fd)
-            raise
+        fd = open_regular(target.key, target.display_path, expect=target.key)
     return io.FileIO(fd, "rb", closefd=True)
 
 

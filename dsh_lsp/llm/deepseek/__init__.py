@@ -16,6 +16,7 @@ from .config import BASE_URL_ENV as BASE_URL_ENV
 from .config import DEFAULT_BASE_URL as DEFAULT_BASE_URL
 from .config import DEFAULT_MODELS as DEFAULT_MODELS
 from .config import DeepSeekConfig as DeepSeekConfig
+from .config import ModelTimeouts as ModelTimeouts
 from .endpoint import ReasoningField as ReasoningField
 from .endpoint import key_required as key_required
 from .endpoint import normalize_base_url as normalize_base_url
@@ -73,6 +74,7 @@ __all__ = (
     "DeepSeekConfig",
     "DeepSeekPlugin",
     "DrainBudget",
+    "ModelTimeouts",
     "ReasoningEffort",
     "ReasoningField",
     "StreamTranslator",

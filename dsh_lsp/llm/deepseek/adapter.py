@@ -17,6 +17,12 @@ A 200 whose body holds no SSE event but one JSON document (an error object, or a
 non-streamed completion) is read as that document: an error is coded by its fields and
 retried only when transient; a completion is translated like a stream.
 
+Secrets: every text that comes from the endpoint (each event's data, the body of a 200 without
+events, an HTTP error body, a transport error) passes ``kernel.SECRETS`` (which holds this
+adapter's key from its construction on) before it is parsed, quoted or logged, and every
+``LlmError`` leaving ``stream`` is scrubbed once more: the key cannot reach an error message,
+a session record, the client or a log line, whatever the endpoint echoes.
+
 Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncClient``. A call
 that fails with a retryable code before it delivered its first chunk is retried after a
 backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Cancelling the
@@ -39,10 +45,12 @@ import anyio
 import httpx
 
 from dsh_lsp import __version__
+from dsh_lsp.kernel import SECRETS, Redactor
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
 from dsh_lsp.llm.request import LlmRequest
-from dsh_lsp.llm.retry import RetryPolicy, parse_retry_after
+from dsh_lsp.llm.retry import LlmRetry, RetryPolicy, parse_retry_after
+from dsh_lsp.llm.secret_stream import redact_chunks
 from dsh_lsp.llm.sse import SseDecoder
 
 from .drain import DrainBudget, drain_body
@@ -77,7 +85,10 @@ class DeepSeekAdapter:
     ``translate``); ``reasoning_field`` fixes the field reasoning goes back in (default: the one
     the server streams). ``sleep``, ``clock`` (Unix seconds, for ``Retry-After`` dates) and
     ``random`` (a [0, 1) draw for jitter) are injectable for tests; ``drain`` bounds the read
-    after ``[DONE]``. The API key is held privately and never appears in a repr, an error or
+    after ``[DONE]``. ``first_byte_timeout`` bounds the wait for the response to start,
+    ``retry_budget`` the seconds one call may spend on failed attempts and backoff
+    (``monotonic`` measures them), and ``on_retry`` hears of each retry before its backoff.
+    The API key is held privately and never appears in a repr, an error or
     a log line. Raises ``ValueError`` (naming ``baseUrl``) for a base URL that breaks the
     ``endpoint`` rule.
     """
@@ -88,11 +99,16 @@ class DeepSeekAdapter:
         "_clock",
         "_drain",
         "_field_fixed",
+        "_first_byte",
         "_logged_models",
+        "_monotonic",
+        "_on_retry",
         "_random",
         "_reasoning_effort",
         "_reasoning_field",
         "_retry",
+        "_retry_budget",
+        "_secrets",
         "_sleep",
         "_think_tags",
         "_thinking",
@@ -115,11 +131,18 @@ class DeepSeekAdapter:
         clock: Callable[[], float] = time.time,
         random: Callable[[], float] = random.random,
         drain: DrainBudget | None = None,
+        first_byte_timeout: float | None = None,
+        retry_budget: float | None = None,
+        on_retry: Callable[[LlmRetry], None] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
         self.base_url = normalize_base_url(base_url, setting="baseUrl")
         self._url = f"{self.base_url}/chat/completions"
         self._api_key = api_key
+        SECRETS.add(api_key)
+        self._secrets = Redactor()  # this adapter's own key: what its chunk stream masks
+        self._secrets.add(api_key)
         self._thinking: Thinking | None = thinking
         self._reasoning_effort: ReasoningEffort | None = reasoning_effort
         self._think_tags: ThinkTags = think_tags
@@ -133,6 +156,10 @@ class DeepSeekAdapter:
         self._clock = clock
         self._random = random
         self._drain = drain if drain is not None else DrainBudget()
+        self._first_byte = first_byte_timeout
+        self._retry_budget = retry_budget
+        self._on_retry = on_retry
+        self._monotonic = monotonic
         _log.info(
             "model endpoint %s (%s)",
             display_url(self._url),
@@ -143,16 +170,21 @@ class DeepSeekAdapter:
         return f"DeepSeekAdapter(base_url={display_url(self.base_url)!r})"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        text = text.replace(self._api_key, "***") if self._api_key else text
+        return SECRETS.redact(text)
 
-    async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
-        """Stream one model call; see ``LlmAdapter.stream`` for the contract.
+    def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        """Stream one model call; see ``LlmAdapter.stream`` for the contract. The chunks pass
+        ``redact_chunks`` (a key split across deltas is masked too).
 
         Raises ``LlmError``: ``INVALID_REQUEST`` before any I/O if the body cannot be encoded,
         the table code of ``http_errors`` for a non-2xx status, ``TIMEOUT``/``TRANSPORT`` for
         connection trouble, ``MALFORMED_RESPONSE``, ``EMPTY_RESPONSE`` or ``STREAM_CLOSED``
         for a broken stream. Retryable failures are raised only once the retries ran out.
         """
+        return redact_chunks(self._stream(request), self._secrets)
+
+    async def _stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         rules = wire_rules(
             request.model,
             base_url=self.base_url,
@@ -175,13 +207,12 @@ class DeepSeekAdapter:
             )
         retries = 0
         delivered = False
+        started = self._monotonic()
         while True:
             translator = StreamTranslator(think_tags=self._think_tags)
             try:
                 with self._httpx_errors_translated():
-                    async with self._client.stream(
-                        "POST", self._url, content=body, headers=self._headers()
-                    ) as response:
+                    async with self._opened(body) as response:
                         if not response.is_success:
                             raise await self._status_error(response)
                         seen_event = done = False
@@ -189,8 +220,9 @@ class DeepSeekAdapter:
                         received = _kept(response.aiter_bytes(), sniffed)
                         async with contextlib.aclosing(_event_batches(received)) as batches:
                             async for events in batches:
-                                for data in events:
+                                for event in events:
                                     seen_event = True
+                                    data = self._redact(event)  # the one seam: see the docstring
                                     if data == DONE:
                                         done = True
                                         break
@@ -202,7 +234,10 @@ class DeepSeekAdapter:
                         if done:
                             await drain_body(received, self._drain)
                         elif not seen_event:
-                            document = _json_document(bytes(sniffed), self._redact)
+                            document = _json_document(
+                                self._redact(bytes(sniffed).decode("utf-8", "replace")),
+                                self._redact,
+                            )
                             if document is not None:
                                 for chunk in translator.feed(document):
                                     delivered = True
@@ -211,12 +246,31 @@ class DeepSeekAdapter:
                 if not done:
                     raise _incomplete(seen_event)
             except LlmError as error:
+                _scrub(error, self._redact)
                 if delivered:
                     raise
                 delay = self._retry.delay(error, retries, self._random())
                 if delay is None:
                     raise
+                spent = self._monotonic() - started
+                if self._retry_budget is not None and spent + delay > self._retry_budget:
+                    _log.warning(
+                        "model call failed (%s); the retry budget of %.0fs is spent",
+                        error.code,
+                        self._retry_budget,
+                    )
+                    raise
                 retries += 1
+                if self._on_retry is not None:
+                    reason = str(error.status) if error.status is not None else error.code
+                    notice = LlmRetry(
+                        session_id=request.session_id,
+                        attempt=retries,
+                        max_retries=self._retry.max_retries,
+                        reason=reason,
+                        delay=delay,
+                    )
+                    self._on_retry(notice)
                 _log.warning(
                     "model call failed (%s: %s); retry %d of %d in %.2fs",
                     error.code,
@@ -234,6 +288,22 @@ class DeepSeekAdapter:
             for chunk in translator.finish():
                 yield chunk
             return
+
+    @contextlib.asynccontextmanager
+    async def _opened(self, body: bytes) -> AsyncIterator[httpx.Response]:
+        """The streamed response, its headers awaited within the first-byte timeout.
+        Raises LlmError ``TIMEOUT`` when they do not arrive in time (and httpx's errors)."""
+        async with contextlib.AsyncExitStack() as stack:
+            stream = self._client.stream("POST", self._url, content=body, headers=self._headers())
+            try:
+                with anyio.fail_after(self._first_byte):
+                    response = await stack.enter_async_context(stream)
+            except TimeoutError:
+                raise LlmError(
+                    f"the model API sent nothing within {self._first_byte:g}s (first-byte timeout)",
+                    code=LlmCode.TIMEOUT,
+                ) from None
+            yield response
 
     def _headers(self) -> dict[str, str]:
         headers = {
@@ -272,6 +342,16 @@ class DeepSeekAdapter:
             ) from exc
 
 
+def _scrub(error: LlmError, redact: Callable[[str], str]) -> None:
+    """Redact ``error``'s message and provider message in place."""
+    message = redact(error.message)
+    if message != error.message:
+        error.message = message
+        error.args = (message, *error.args[1:])
+    if error.provider_message is not None:
+        error.provider_message = redact(error.provider_message)
+
+
 async def _kept(body: AsyncIterator[bytes], kept: bytearray) -> AsyncGenerator[bytes, None]:
     """``body``, with its first ``SNIFF_BYTES`` also copied into ``kept``."""
     async for raw in body:
@@ -280,14 +360,15 @@ async def _kept(body: AsyncIterator[bytes], kept: bytearray) -> AsyncGenerator[b
         yield raw
 
 
-def _json_document(body: bytes, redact: Callable[[str], str]) -> ChatChunk | None:
-    """A body without SSE events read as one JSON document: a completion to translate, or
-    ``None`` when it is no document at all. Raises the ``LlmError`` an error object names."""
+def _json_document(body: str, redact: Callable[[str], str]) -> ChatChunk | None:
+    """A body without SSE events (already redacted) read as one JSON document: a completion
+    to translate, or ``None`` when it is no document at all. Raises the ``LlmError`` an error
+    object names."""
     text = body.strip()
-    if not text.startswith(b"{"):
+    if not text.startswith("{"):
         return None
     try:
-        document = parse_chat_chunk(text.decode("utf-8", "replace"))
+        document = parse_chat_chunk(text)
     except LlmError:
         return None
     error = document.get("error")

@@ -25,6 +25,35 @@ MissingKey = Literal["fail", "defer"]
 ``defer``: load, and fail each model call with ``LlmError`` (``AUTH``) naming the variable."""
 
 
+class ModelTimeouts(BaseModel):
+    """The timeouts a user controls (``dsh.model.timeouts`` in the editor, ``--*-timeout``
+    flags of ``dsh-lsp run``); ``None`` keeps the endpoint's default."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
+    )
+
+    connect: float | None = Field(default=None, gt=0)
+    """Seconds allowed to open the connection (default 10)."""
+    first_byte: float | None = Field(default=None, gt=0)
+    """Seconds from sending the request to the response's first byte (default 30)."""
+    read_idle: float | None = Field(default=None, gt=0)
+    """Seconds the stream may stay silent once it started (default 120)."""
+    retry_budget: float | None = Field(default=None, ge=0)
+    """Total seconds one call may spend on failed attempts and their backoff before it gives
+    up (default 120)."""
+
+    def plugin_config(self) -> dict[str, float]:
+        """The ``DeepSeekConfig`` fields these timeouts set (camelCase)."""
+        fields = {
+            "connectTimeout": self.connect,
+            "firstByteTimeout": self.first_byte,
+            "readTimeout": self.read_idle,
+            "retryBudget": self.retry_budget,
+        }
+        return {key: value for key, value in fields.items() if value is not None}
+
+
 class DeepSeekConfig(BaseModel):
     """Settings of one OpenAI-compatible endpoint (DeepSeek by default)."""
 
@@ -47,8 +76,13 @@ class DeepSeekConfig(BaseModel):
     """How hard the model thinks; ``None`` leaves the provider default."""
     connect_timeout: float = Field(default=10.0, gt=0)
     """Seconds allowed to open the connection."""
+    first_byte_timeout: float = Field(default=30.0, gt=0)
+    """Seconds from sending the request to the response's first byte (``TIMEOUT``): a server
+    that accepts the connection and says nothing fails the attempt this soon."""
     read_timeout: float = Field(default=120.0, gt=0)
     """Seconds the stream may stay silent before the call fails with ``TIMEOUT``."""
+    retry_budget: float = Field(default=120.0, ge=0)
+    """Total seconds one call may spend on failed attempts and backoff before giving up."""
     max_retries: int = Field(default=5, ge=0)
     """Retries of a call that failed before its first chunk."""
     retry_initial_delay: float = Field(default=0.5, ge=0)

@@ -25,7 +25,7 @@ from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
 from dsh_lsp.llm.request import LlmRequest
-from dsh_lsp.llm.retry import RetryPolicy
+from dsh_lsp.llm.retry import LLM_RETRY, RetryPolicy
 from dsh_lsp.llm.service import LLM
 
 from .adapter import DeepSeekAdapter
@@ -98,6 +98,9 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
                 max_retry_after=config.max_retry_after,
             ),
             sleep=self._sleep,
+            first_byte_timeout=config.first_byte_timeout,
+            retry_budget=config.retry_budget,
+            on_retry=lambda notice: ctx.emit_contained(LLM_RETRY, notice),
         )
         ctx.require(LLM).register_adapter(ctx, config.models, adapter)
 

@@ -195,7 +195,7 @@ class ClosedFiles:
         edits = text_edits(
             base, hunks, capabilities.position_encoding, annotation=annotation_for(capabilities)
         )
-        uri = _uri(target)
+        uri = _uri(real, target.display_path)
         params = document_edit(capabilities, label, uri=uri, version=None, edits=edits)
         return await self._deliver(target, real, uri, params, expected, label)
 
@@ -204,7 +204,7 @@ class ClosedFiles:
         annotation = annotation_for(capabilities)
         insert = [TextHunk(start=0, end=0, new_text=content)] if content else []
         edits = text_edits("", insert, capabilities.position_encoding, annotation=annotation)
-        uri = _uri(target)
+        uri = _uri(real, target.display_path)
         params = create_file_edit(capabilities, label, uri=uri, edits=edits)
         return await self._deliver(target, real, uri, params, content, label)
 
@@ -241,10 +241,12 @@ class ClosedFiles:
         return self._overlays.put(real, expected, now.version).token
 
 
-def _uri(target: FsTarget) -> str:
-    uri: str | None = from_fs_path(target.display_path)  # pygls leaves it untyped
+def _uri(real: str, shown: str) -> str:
+    """The URI of the checked real path (never the path as the model spelled it: a symlink
+    along it could be swapped before the editor resolves it)."""
+    uri: str | None = from_fs_path(real)  # pygls leaves it untyped
     if uri is None:
-        raise FsError("FS_INVALID_PATH", f"{target.display_path} has no file URI")
+        raise FsError("FS_INVALID_PATH", f"{shown} has no file URI")
     return uri
 
 

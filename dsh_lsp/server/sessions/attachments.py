@@ -11,14 +11,21 @@ it came from (``attachment_frame``)::
 The text comes from the editor's buffer when the document is open (unsaved changes
 included; ``source="editor"``) and from disk otherwise (``source="disk"``). A range is
 interpreted in the position encoding negotiated with the client.
+
+A disk read is bounded whatever the link names: the file is opened once without blocking
+(a FIFO or a device never hangs the prompt), must be a regular file by ``fstat`` of the
+opened descriptor, and at most ``MAX_ATTACHMENT_BYTES + 1`` bytes are read (``/dev/zero``
+or a file that grows cost no more than the limit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Final
 
 import anyio
+import anyio.to_thread
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
@@ -63,12 +70,16 @@ async def _attachment(link: ResourceLinkContent, workspace: Workspace, index: in
         path = to_fs_path(link.uri) if link.uri.startswith("file:") else None
         if path is None:
             raise _unreadable(index, link.uri, "only file: URIs can be read from disk")
+        # The file layer loads after ``initialize`` was answered (this module loads before).
+        from dsh_lsp.fs_tools import FsError
+        from dsh_lsp.fs_tools.provider_kit import read_regular
+
         try:
-            data = await anyio.Path(path).read_bytes()
-        except OSError as exc:
-            raise _unreadable(index, link.uri, exc.strerror or type(exc).__name__) from None
-        if len(data) > MAX_ATTACHMENT_BYTES:
-            raise _unreadable(index, link.uri, f"larger than {MAX_ATTACHMENT_BYTES} bytes")
+            read = partial(read_regular, max_bytes=MAX_ATTACHMENT_BYTES, verb="an attachment")
+            loaded = await anyio.to_thread.run_sync(read, path, path, abandon_on_cancel=True)
+        except FsError as exc:
+            raise _unreadable(index, link.uri, str(exc)) from None
+        data = loaded.data
         document = TextDocument(
             link.uri,
             source=data.decode("utf-8", errors="replace"),

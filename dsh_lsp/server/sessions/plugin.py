@@ -5,8 +5,10 @@ plugin's fiber) and the ``SessionBridge`` (provided as ``BRIDGE``), listens to
 ``SESSION_EVENT``, ``SESSION_STORED`` and ``agent/status``, provides ``PERMISSIONS``
 (``EditorPermissions``) and registers the ``dsh.permissions`` policy ahead of every other
 ``tools/pre-execute`` listener, and the ``todo/write`` payload class the plan updates render.
-Unloading it closes the bridge first: turns are cancelled, prompts settled and agents disposed
-while the rest of the kernel still stands.
+A model call being retried (``llm/retry``) reaches the client as a ``state_update{running}``
+with ``message: "retrying (2/5) after 429"`` and a ``retry`` object. Unloading it closes the
+bridge first: turns are cancelled, prompts settled and agents disposed while the rest of the
+kernel still stands.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import ClassVar
 
 from dsh_lsp.agent import AGENT_STATUS, AGENTS, AgentOptions
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
+from dsh_lsp.llm import LLM_RETRY, JsonObject, LlmRetry
 from dsh_lsp.server.settings import PermissionSettings
 from dsh_lsp.server.wire import ClientChannel
 from dsh_lsp.session import EVENT_PAYLOADS, SESSION_EVENT, SESSION_STORED
@@ -67,6 +70,13 @@ class ServerBridgePlugin(Plugin[None]):
         ctx.on(SESSION_EVENT, bridge.on_session_event)
         ctx.on(AGENT_STATUS, bridge.on_status)
         ctx.on(SESSION_STORED, bridge.on_stored)
+
+        def on_retry(notice: LlmRetry) -> None:
+            session = notice.session_id
+            if session is not None and bridge.translator(session) is not None:
+                sink.send(session, retry_update(notice))
+
+        ctx.on(LLM_RETRY, on_retry)
         ctx.provide(
             PERMISSIONS,
             EditorPermissions(self._channel, sink, bridge.translator, shown=bridge.until_shown),
@@ -74,3 +84,18 @@ class ServerBridgePlugin(Plugin[None]):
         ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools), prepend=True)
         ctx.provide(BRIDGE, bridge)
         ctx.effect(lambda: bridge.aclose)
+
+
+def retry_update(notice: LlmRetry) -> JsonObject:
+    """The ``state_update`` that tells the client a model call is being retried."""
+    return {
+        "kind": "state_update",
+        "state": "running",
+        "message": notice.message,
+        "retry": {
+            "attempt": notice.attempt,
+            "maxRetries": notice.max_retries,
+            "reason": notice.reason,
+            "delaySeconds": round(notice.delay, 3),
+        },
+    }

@@ -21,6 +21,7 @@ if _typing.TYPE_CHECKING:
     from .channel import PyglsChannel as PyglsChannel
     from .channel import client_features as client_features
     from .converter import dict_params_converter as dict_params_converter
+    from .framing import DEFAULT_MAX_BODY as DEFAULT_MAX_BODY
     from .framing import Frame as Frame
     from .framing import FrameDecoder as FrameDecoder
     from .framing import encode_frame as encode_frame

@@ -104,7 +104,7 @@ class PyglsChannel:
             result = await asyncio.wrap_future(future)
         except anyio.get_cancelled_exc_class():
             future.cancel()
-            self._protocol._request_futures.pop(msg_id, None)
+            self._protocol.withdraw(msg_id)
             self.notify(types.CANCEL_REQUEST, {"id": msg_id})
             raise
         except JsonRpcException as exc:

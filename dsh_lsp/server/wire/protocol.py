@@ -6,8 +6,18 @@ Subclassing ``LanguageServerProtocol`` in one place fixes what pygls leaves open
   naming the field (``$.params.position: required field missing``) instead of never;
 - a request before ``initialize`` is answered ``-32002``, a second ``initialize`` and any
   request after ``shutdown`` ``-32600``; notifications in those windows are dropped;
+- server→client requests live in a table of their own (``_server_requests``), apart from
+  pygls's table of client requests: a client request or ``$/cancelRequest`` whose id equals a
+  pending server request id only ever touches client requests;
 - a reply to a server→client request that was already cancelled is ignored (pygls would
-  report ``InvalidStateError`` to the user);
+  report ``InvalidStateError`` to the user); a reply that does not structure (``5`` for an
+  ``ApplyWorkspaceEditResult``, an unknown envelope key) fails the waiting request with a
+  ``JsonRpcInternalError`` and a log line, so the caller never waits for ever;
+- a request sent before ``initialize`` is answered ``-32002`` even when its params do not
+  fit its method;
+- every outgoing body passes ``kernel.SECRETS`` (no registered secret reaches the client);
+- nothing non-finite goes out: a message that would need ``NaN``/``Infinity`` is replaced by
+  an internal error (for a response) or dropped with a log line;
 - ``exit`` calls ``on_exit(code)`` instead of ``sys.exit`` (0 after ``shutdown``, else 1),
   so the owner of the event loop decides how the process ends;
 - an ``initialize`` already answered before pygls loaded (``answered_early``) is not
@@ -18,21 +28,25 @@ Subclassing ``LanguageServerProtocol`` in one place fixes what pygls leaves open
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Generator
+from concurrent.futures import Future
 from typing import Any, Final
 
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
+    JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import MsgId, RPCRequest
 
+from dsh_lsp.kernel import SECRETS
 from dsh_lsp.llm import JsonObject
 
 _log = logging.getLogger(__name__)
@@ -59,6 +73,11 @@ def field_errors(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _is_id(value: object) -> bool:
+    """Whether ``value`` can be a JSON-RPC id (a string or an integer, not a bool)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
 def _no_exit_hook(code: int) -> None:
     _log.info("exit (code %d) with no owner to tell", code)
 
@@ -76,15 +95,42 @@ class DshProtocol(LanguageServerProtocol):
         self.answered_early: MsgId | None = None
         """The ``initialize`` request the server answered before pygls loaded (its own
         answer to it is dropped once)."""
+        self._server_requests: dict[MsgId, Future[Any]] = {}
+        self._server_result_types: dict[MsgId, Any] = {}  # Any: attrs classes or None
 
     def structure_message(self, data: dict[str, Any]) -> Any:  # Any: decoded JSON in, message out
         """Structure one decoded JSON object; a request whose params do not fit its method's
-        type is answered ``-32602`` here and comes back as ``IGNORED``."""
+        type is answered ``-32602`` here (``-32002`` before ``initialize``) and comes back as
+        ``IGNORED``; so does a reply to a server request that does not structure, which fails
+        that request instead."""
+        method = data.get("method")
+        if (
+            "id" in data
+            and isinstance(method, str)
+            and method != types.INITIALIZE
+            and not self.initialize_seen
+        ):
+            self._refuse(
+                data["id"],
+                JsonRpcServerNotInitialized(
+                    f"{method} was sent before initialize; send initialize first"
+                ),
+            )
+            return IGNORED
+        if "id" in data and method is None and "error" not in data and "jsonrpc" in data:
+            result_type = self._server_result_types.pop(data["id"], None)
+            try:
+                return self._converter.structure(data, result_type or JsonRPCResponseMessage)
+            except Exception as exc:  # any structuring failure: the reply is unusable
+                self._fail_server_request(data["id"], field_errors(exc))
+                return IGNORED
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
-            method = data.get("method")
             if not isinstance(method, str):
+                if "id" in data:
+                    self._fail_server_request(data["id"], field_errors(exc.__cause__ or exc))
+                    return IGNORED
                 raise
             problem = field_errors(exc.__cause__ or exc)
             if "id" in data:
@@ -138,15 +184,74 @@ class DshProtocol(LanguageServerProtocol):
     def _refuse(self, msg_id: MsgId, error: JsonRpcException) -> None:
         self._send_response(msg_id, error=error.to_response_error())
 
+    def _fail_server_request(self, msg_id: Any, problem: str) -> None:  # Any: a raw JSON id
+        future = None
+        if _is_id(msg_id):
+            future = self._server_requests.pop(msg_id, None)
+            self._server_result_types.pop(msg_id, None)
+        if future is None or future.done():
+            _log.warning("dropped a malformed reply to unknown request %r: %s", msg_id, problem)
+            return
+        _log.warning("the client's reply to request %s is malformed: %s", msg_id, problem)
+        future.set_exception(JsonRpcInternalError(f"malformed reply: {problem}"))
+
+    def send_request(
+        self,
+        method: str,
+        params: Any | None = None,  # Any: pygls's params payloads
+        callback: Callable[[Any], None] | None = None,
+        msg_id: MsgId | None = None,
+    ) -> Future[Any]:
+        """pygls's ``send_request``, with the future kept in the server-request table."""
+        future = super().send_request(method, params, callback, msg_id)
+        for key, value in list(self._request_futures.items()):
+            if value is future:
+                del self._request_futures[key]
+                self._server_requests[key] = future
+                self._server_result_types[key] = self._result_types.pop(key, None)
+                break
+        return future
+
+    def withdraw(self, msg_id: MsgId) -> None:
+        """Forget the pending server request ``msg_id`` (its late reply is ignored)."""
+        self._server_requests.pop(msg_id, None)
+        self._server_result_types.pop(msg_id, None)
+
     def _handle_response(
         self, msg_id: MsgId, result: Any | None = None, error: Any | None = None
     ) -> None:  # Any: pygls's response payloads
-        future = self._request_futures.get(msg_id)
-        if future is not None and future.done():
-            self._request_futures.pop(msg_id, None)
+        future = self._server_requests.pop(msg_id, None)
+        if future is None:
+            _log.info("ignored a reply to unknown or withdrawn request %r", msg_id)
+            return
+        if future.done():
             _log.debug("ignored a late reply to withdrawn request %s", msg_id)
             return
-        super()._handle_response(msg_id, result, error)
+        if error is not None:
+            future.set_exception(JsonRpcException.from_error(error))
+        else:
+            future.set_result(result)
+
+    def _send_data(self, data: Any) -> None:  # Any: a pygls message object or a dict
+        """pygls's ``_send_data`` without ``NaN``/``Infinity`` (see the module docstring) and
+        without logging every body."""
+        if not data or self.writer is None:
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message, allow_nan=False)
+        except ValueError:
+            msg_id = getattr(data, "id", None)
+            _log.error("dropped an outgoing message holding a non-finite number")
+            if not _is_id(msg_id) or getattr(data, "method", None) is not None:
+                return
+            error = {"code": JsonRpcInternalError.CODE, "message": "a non-finite number"}
+            body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        encoded = SECRETS.redact(body).encode(self.CHARSET)
+        header = (
+            f"Content-Length: {len(encoded)}\r\n"
+            f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        ).encode("ascii")
+        self.writer.write(header + encoded)
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol

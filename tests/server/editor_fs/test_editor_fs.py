@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from pygls.uris import from_fs_path
 
 from dsh_lsp.fs_tools import (
     CreateIfAbsent,
@@ -399,3 +400,14 @@ async def test_clients_that_cannot_save_are_not_asked(tmp_path: Path) -> None:
     assert await fs.disk_sync.save() == ()
     assert editor.save_requests == []
     assert len(fs.disk_sync.unsaved()) == 1
+
+
+async def test_a_new_file_is_sent_for_the_checked_real_path_not_the_link(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    fs, editor = _provider(tmp_path)
+    target = await fs.resolve("link/new.py")
+    await fs.write_text(target, "x = 1\n", guard=CreateIfAbsent())
+    (params,) = editor.model.received
+    create = params["edit"]["documentChanges"][0]
+    assert create["uri"] == from_fs_path(str(tmp_path / "real" / "new.py"))

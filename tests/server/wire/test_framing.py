@@ -50,3 +50,17 @@ def test_an_oversized_body_is_skipped_and_the_next_frame_survives() -> None:
     decoder = FrameDecoder(max_body=4)
     frames = decoder.feed(encode_frame(b"123456") + encode_frame(b"ok"))
     assert frames == [BadHeader(reason="body of 6 bytes is too large"), b"ok"]
+
+
+def test_after_a_bad_length_the_decoder_resynchronises_on_the_next_header() -> None:
+    body = b'{"jsonrpc":"2.0","id":1,"method":"x"}'
+    frames = FrameDecoder().feed(b"Content-Length: abc\r\n\r\n" + body + encode_frame(b"[1]"))
+    assert frames[0] == BadHeader(reason="Content-Length is not a number")
+    assert frames[-1] == b"[1]"
+
+
+def test_a_long_unframed_tail_keeps_a_header_that_starts_in_it() -> None:
+    decoder = FrameDecoder()
+    frames = decoder.feed(b"Content-Length: x\r\n\r\n" + b"z" * MAX_HEADER_BYTES + b"Content-Le")
+    assert decoder.feed(b"ngth: 2\r\n\r\n{}")[-1] == b"{}"
+    assert BadHeader(reason="header block too long") in frames
