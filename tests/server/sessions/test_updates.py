@@ -78,7 +78,13 @@ def test_events_without_a_rendering_produce_nothing() -> None:
 
 def test_a_card_the_turn_never_answered_is_cancelled_when_the_turn_ends() -> None:
     translator = UpdateTranslator(None, None)
-    delta = {"type": "tool-call-delta", "index": 0, "id": "c9", "name": "edit", "arguments": "{"}
+    delta = {
+        "type": "tool-call-delta",
+        "index": 0,
+        "id": "c9",
+        "name": "edit",
+        "argumentsDelta": "{",
+    }
     (pending,) = run(translator, "assistant/chunk", {"chunk": delta})
     assert pending["toolCall"]["status"] == "pending"
     run(translator, "tool/call", {"callId": "c1", "name": "x", "arguments": "{}"})
@@ -92,7 +98,12 @@ def test_a_card_the_turn_never_answered_is_cancelled_when_the_turn_ends() -> Non
 
 
 def test_a_failed_turn_carries_the_fix_like_a_failed_prompt() -> None:
-    reason = {"kind": "error", "message": "the API key variable K is not set", "code": "AUTH"}
+    reason = {
+        "kind": "error",
+        "step": 1,
+        "message": "the API key variable K is not set",
+        "code": "AUTH",
+    }
     (update,) = run(UpdateTranslator(None, None), "turn/end", {"turn": 1, "reason": reason})
     assert update["error"]["code"] == "AUTH"
     assert update["error"]["message"] == user_message(reason["message"], "AUTH")
