@@ -7,6 +7,9 @@
 --- of a tool call in a buffer starts a new undo step, later edits of the same tool call
 --- join it (unless the user changed the buffer in between), so `u` reverts one tool call.
 --- After applying, pending `didChange`s are flushed so the server sees the result at once.
+--- Change annotations are dropped before the built-in handler sees the edit: the plugin
+--- asked (`dsh/requestPermission`) already, and Neovim 0.12 announces every annotated edit
+--- in a message whose "Press ENTER" prompt would swallow the user's next keystroke.
 
 local api = vim.api
 
@@ -115,6 +118,30 @@ local function group_undo(bufnr, key)
   end)
 end
 
+--- `edit` without its change annotations (a copy; `edit` is not changed).
+---@param edit table WorkspaceEdit
+---@return table
+local function unannotated(edit)
+  if not edit.changeAnnotations then
+    return edit
+  end
+  local plain = vim.deepcopy(edit)
+  plain.changeAnnotations = nil
+  local function strip(edits)
+    for _, e in ipairs(edits or {}) do
+      e.annotationId = nil
+    end
+  end
+  for _, change in ipairs(plain.documentChanges or {}) do
+    change.annotationId = nil
+    strip(change.edits)
+  end
+  for _, edits in pairs(plain.changes or {}) do
+    strip(edits)
+  end
+  return plain
+end
+
 --- Handler for `workspace/applyEdit` (see the module doc). Returns the result table.
 ---@param err any
 ---@param params table ApplyWorkspaceEditParams
@@ -134,6 +161,7 @@ function M.handler(err, params, ctx)
   -- The built-in handler prints the label ("Workspace edit …"); the chat already shows it.
   local quiet = vim.tbl_extend('force', {}, params)
   quiet.label = nil
+  quiet.edit = unannotated(edit)
   local result = vim.lsp.handlers['workspace/applyEdit'](err, quiet, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   for _, doc in ipairs(docs) do
