@@ -173,7 +173,7 @@ H.case('streamed answer lands in the chat buffer', function()
 end)
 
 H.case('permission prompt answered through vim.ui.select', function()
-  local _, buf = boot({ permissions = { edit = 'ask' } })
+  local _, buf = boot({ permissions = { edit = 'ask', prompt = 'select' } })
   local asked = {}
   vim.ui.select = function(items, opts, on_choice)
     local preview

@@ -22,6 +22,7 @@ CASES = [
     "range and diagnostics attach context",
     "cancel from the chat with <C-c>",
     "permission request with diff preview through vim.ui.select",
+    "permission question waits in a float that does not take the keyboard",
     "applyEdit: stale refused, one undo step per tool call, DshChanges",
     "saveDocuments writes the listed buffers and answers the uris saved",
     "sessions picker resumes and replays history",
@@ -34,5 +35,5 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_plugin(case: str, tmp_path: Path) -> None:
-    run_spec("plugin_spec.lua", case, tmp_path).assert_passed()
+def test_plugin(case: str, tmp_path: Path, nvim: str) -> None:
+    run_spec("plugin_spec.lua", case, tmp_path, nvim=nvim).assert_passed()
