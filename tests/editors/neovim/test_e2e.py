@@ -195,7 +195,9 @@ def test_stale_edit_is_refused_and_the_model_is_told(
     tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
     script = [_read("c1"), _edit("c2", "beta", "beta EDITED"), _text("I will re-read first.")]
-    run = _run("stale edit is refused and the model is told", tmp_path, workspace, model, script, nvim)
+    run = _run(
+        "stale edit is refused and the model is told", tmp_path, workspace, model, script, nvim
+    )
     run.assert_passed()
     edit_result = _tool_messages(model.requests[2])[-1]
     assert "stale" in edit_result.lower(), edit_result
