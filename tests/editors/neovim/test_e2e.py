@@ -194,13 +194,20 @@ def test_permission_prompt_answered_through_vim_ui_select(
 def test_stale_edit_is_refused_and_the_model_is_told(
     tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
-    script = [_read("c1"), _edit("c2", "beta", "beta EDITED"), _text("I will re-read first.")]
+    script = [
+        _read("c1"),
+        _edit("c2", "beta", "beta EDITED"),
+        _read("c3"),
+        _text("I will redo it."),
+    ]
     run = _run(
         "stale edit is refused and the model is told", tmp_path, workspace, model, script, nvim
     )
     run.assert_passed()
     edit_result = _tool_messages(model.requests[2])[-1]
     assert "stale" in edit_result.lower(), edit_result
+    reread = _tool_messages(model.requests[3])[-1]
+    assert "gamma typed by the user" in reread, "the refusal did not flush the typing: " + reread
 
 
 def test_cancel_mid_stream(
