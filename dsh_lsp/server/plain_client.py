@@ -7,9 +7,10 @@ session per connection (made by ``dsh.newSession`` or ``dsh.resumeLast``, or on 
 prompt) and runs each prompt as a background task of its plugin, so the command answers at
 once (eglot and Helix block or time out on long requests). While the turn runs, a
 cancellable work-done progress shows what it does; cancelling that progress (or
-``dsh.cancel``) cancels the turn. When it ends, the answer's first line goes to
-``window/showMessage`` and the whole answer to ``window/logMessage``; approvals arrive as
-``window/showMessageRequest`` (``permissions``).
+``dsh.cancel``) cancels the turn. A client without work-done progress (eglot 1.9) gets a
+``window/showMessage`` when the turn starts instead, so something shows that it runs. When
+it ends, the answer's first line goes to ``window/showMessage`` and the whole answer to
+``window/logMessage``; approvals arrive as ``window/showMessageRequest`` (``permissions``).
 """
 
 from __future__ import annotations
@@ -148,6 +149,9 @@ class PlainClient:
             if self._progress:
                 turn.progress = await TurnProgress.start(self._channel, token, "dsh", excerpt)
                 self._tokens[token] = turn.session_id
+            else:
+                started = f"dsh: working on: {excerpt} (the dsh.cancel command stops it)"
+                self._channel.notify(SHOW_MESSAGE, {"type": INFO, "message": started})
             try:
                 result = await self._bridge.prompt(turn.session_id, content)
             except DshError as exc:
