@@ -676,6 +676,12 @@ H.case('sessions picker resumes and replays history', function()
       and #srv:messages('dsh/session/resume') == 1
       and vim.tbl_contains(chat_text(), 'resumed session old')
   end)
+  local chat_buf = require('dsh.chat').renderer().buf
+  H.check(
+    ':DshSessions opens the chat to show the replay',
+    #vim.fn.win_findbuf(chat_buf) > 0,
+    vim.fn.win_findbuf(chat_buf)
+  )
   H.eq(
     'labels: date and title (id when untitled)',
     shown,
