@@ -10,7 +10,9 @@ cancellable work-done progress shows what it does; cancelling that progress (or
 ``dsh.cancel``) cancels the turn. A client without work-done progress (eglot 1.9) gets a
 ``window/showMessage`` when the turn starts instead, so something shows that it runs. When
 it ends, the answer's first line goes to ``window/showMessage`` and the whole answer to
-``window/logMessage``; approvals arrive as ``window/showMessageRequest`` (``permissions``).
+``window/logMessage`` (and stays readable with the ``dsh.lastAnswer`` command, for editors
+that keep the log out of sight, like eglot); approvals arrive as
+``window/showMessageRequest`` (``permissions``).
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ class PlainClient:
         self._counter = itertools.count(1)
         self.active: str | None = None
         """The session prompts go to."""
+        self.last_answer: str | None = None
+        """The whole text of the last answer a turn ended with."""
 
     async def new_session(self) -> str:
         """Start a session in the first workspace folder and make it active."""
@@ -169,6 +173,7 @@ class PlainClient:
         if answer is None:
             self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": f"dsh: {ending}"})
             return
+        self.last_answer = answer
         self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {answer}"})
         self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": summary(answer)})
 
@@ -179,7 +184,8 @@ def summary(answer: str) -> str:
     cut = len(first) > SUMMARY_CHARS or first != answer.strip()
     if len(first) > SUMMARY_CHARS:
         first = first[: SUMMARY_CHARS - 1].rstrip() + "\u2026"
-    return f"dsh: {first}" + (" (full answer in the dsh-lsp log)" if cut else "")
+    more = " (full answer: the dsh.lastAnswer command, or the dsh-lsp log)"
+    return f"dsh: {first}" + (more if cut else "")
 
 
 def _arguments(raw: JsonValue) -> JsonValue:

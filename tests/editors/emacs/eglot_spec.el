@@ -68,8 +68,9 @@
       (or (cl-find-if (lambda (name) (string-match-p regexp name)) names)
           (error "no entry matching %s in %S" regexp names)))))
 
-;; The README's setup, with the test's server command and settings.
-(setq eglot-confirm-server-initiated-edits nil) ; dsh asks already (README)
+;; The README's eglot block as it stands ($DSH_README_EL: `dsh-prompt', `dsh-last-answer',
+;; `eglot-confirm-server-initiated-edits'), then the test's own server command and model.
+(load (getenv "DSH_README_EL") nil t)
 (setq eglot-sync-connect 30 eglot-connect-timeout 60)
 (setq eglot-server-programs
       `((text-mode . (,@(append (json-read-from-string (getenv "DSH_SERVER_CMD")) nil)
@@ -86,10 +87,6 @@
     (dsh-wait "eglot to connect" 30 (lambda () (eglot-current-server)))
     (current-buffer)))
 
-(defun dsh-prompt (text)
-  "The README's `dsh-prompt'."
-  (eglot-execute-command (eglot-current-server) "dsh.prompt" (vector text)))
-
 (defun dsh-case-prompt-approve-edit ()
   (let ((buf (dsh-boot)))
     (setq dsh-pick (dsh-pick-matching "\\`Allow\\'"))
@@ -103,7 +100,11 @@
                (equal (with-current-buffer buf (buffer-string)) "alpha\nbeta EDITED\ngamma\n")
                (with-current-buffer buf (buffer-string)))
     (dsh-check "the buffer is unsaved" (buffer-modified-p buf))
-    (dsh-check "the answer was shown" (dsh-noted "^dsh: Done") dsh-notes)))
+    (dsh-check "the answer was shown" (dsh-noted "^dsh: Done") dsh-notes)
+    (dsh-last-answer)
+    (dsh-check "dsh-last-answer shows the whole answer"
+               (equal (with-current-buffer "*dsh answer*" (buffer-string)) "Done.\n\nAll set.")
+               (with-current-buffer "*dsh answer*" (buffer-string)))))
 
 (defun dsh-case-code-action ()
   (let ((buf (dsh-boot)))

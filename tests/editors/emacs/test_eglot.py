@@ -35,6 +35,14 @@ from ..neovim.nvim_runner import isolated_env
 pytestmark = pytest.mark.e2e
 
 SPEC = Path(__file__).with_name("eglot_spec.el")
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def readme_eglot_block() -> str:
+    """The README's tested eglot block (the elisp fence opening with ``;; Emacs eglot``)."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```elisp\n;; Emacs eglot (tested)") + len("```elisp\n")
+    return text[start : text.index("```", start)]
 EMACS = shutil.which("emacs")
 
 
@@ -77,6 +85,8 @@ def _run(
     script: Sequence[ScriptedResponse],
 ) -> dict[str, Any]:  # Any: the JSON the spec wrote
     model.enqueue(*script)
+    readme_el = tmp_path / "readme-eglot.el"
+    readme_el.write_text(readme_eglot_block(), encoding="utf-8")
     out = tmp_path / "result.json"
     log = tmp_path / "server.log"
     server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(log), "--log-level", "debug"]
@@ -89,6 +99,7 @@ def _run(
             "DSH_SESSION_DIR": str(tmp_path / "sessions"),
             "DSH_OUT": str(out),
             "DSH_CASE": case,
+            "DSH_README_EL": str(readme_el),
             "DEEPSEEK_API_KEY": "scripted-key",
         },
     )
@@ -132,7 +143,7 @@ def test_prompt_approval_and_an_edit_that_lands_in_the_buffer(
     script = [
         completion(tool_calls=[ToolCallSpec(id="c1", name="read", arguments=read)]),
         completion(tool_calls=[ToolCallSpec(id="c2", name="edit", arguments=edit)]),
-        completion(text="Done."),
+        completion(text="Done.\n\nAll set."),
     ]
     result = _run("prompt, approve, edit", tmp_path, workspace, model, script)
     assert len(model.requests) == 3
