@@ -39,10 +39,18 @@
   (kill-emacs 0))
 
 (defun dsh-wait (what seconds pred)
-  "Let eglot talk for up to SECONDS until PRED holds; a failed check named WHAT if not."
-  (let ((deadline (+ (float-time) seconds)))
+  "Let eglot talk for up to SECONDS until PRED holds; a failed check named WHAT if not.
+Every half second it asks the server something (`dsh.lastAnswer'): Emacs 28's jsonrpc leaves
+the messages read in the same chunk after a request's answer unprocessed until more output
+arrives (its filter is left by a throw), as a user's next request would flush them."
+  (let ((deadline (+ (float-time) seconds))
+        (next-poke (+ (float-time) 0.5)))
     (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
+      (accept-process-output nil 0.05)
+      (when (and (> (float-time) next-poke) (eglot-current-server))
+        (setq next-poke (+ (float-time) 0.5))
+        (ignore-errors
+          (eglot-execute-command (eglot-current-server) "dsh.lastAnswer" []))))
     (or (funcall pred) (progn (dsh-check (concat "waited for " what) nil) nil))))
 
 (defun dsh-noted (regexp)
