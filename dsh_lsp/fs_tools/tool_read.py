@@ -96,10 +96,11 @@ def read_tool(deps: ToolDeps) -> ToolDefinition:
         offset = args.get("offset")
         limit = args.get("limit")
         span = ""
-        if isinstance(offset, int | float) or isinstance(limit, int | float):
-            first = int(offset) if isinstance(offset, int | float) else 1
-            count = int(limit) if isinstance(limit, int | float) else config.read_limit
-            span = f" ({first}\u2013{first + count - 1})"
+        first = int(offset) if isinstance(offset, int | float) else 1
+        if isinstance(limit, int | float):
+            span = f" ({first}\u2013{first + int(limit) - 1})"
+        elif isinstance(offset, int | float):
+            span = f" (from line {first})"  # the end is the file's, unknown before the read
         line = int(offset) if isinstance(offset, int | float) else None
         return ToolCallView(
             title=f"Read {path}{span}",

@@ -94,7 +94,8 @@ class ServerState:
         self.channel = channel(self.features)
         self.roots = workspace_roots(params)
         encoding = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
-        self._edits = edit_capabilities(params.capabilities, encoding)
+        client_name = None if params.client_info is None else params.client_info.name
+        self._edits = edit_capabilities(params.capabilities, encoding, client_name=client_name)
         self.documents.encoding = self._edits.position_encoding
         window = params.capabilities.window
         self._progress = bool(window is not None and window.work_done_progress)

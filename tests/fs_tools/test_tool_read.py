@@ -139,12 +139,17 @@ async def test_presenters(tmp_path: Path) -> None:
         result = await h.call("read", args)
         done = h.registry.present_result("read", args, result)
         plain = h.registry.present_call("read", {"file_path": "src/app.py"})
+        tail_args: dict[str, JsonValue] = {"file_path": "src/app.py", "offset": 295}
+        tail_call = h.registry.present_call("read", tail_args)
+        tail_done = h.registry.present_result("read", tail_args, await h.call("read", tail_args))
     assert call.title == "Read src/app.py (1\u2013120)"
     assert call.kind == "read"
     assert done.title == "Read src/app.py (1\u2013120)"
     assert done.locations[0].path == str(tmp_path / "src" / "app.py")
     assert done.locations[0].line == 1
     assert plain.title == "Read src/app.py"
+    assert tail_call.title == "Read src/app.py (from line 295)", "no end past the file's"
+    assert tail_done.title == "Read src/app.py (295\u2013300)"
 
 
 class _Answer:

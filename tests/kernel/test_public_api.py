@@ -32,6 +32,7 @@ FIXED_API = {
 
 def test_all_is_a_sorted_tuple_of_exported_names() -> None:
     assert isinstance(kernel.__all__, tuple)
+
     # ruff's order (RUF022): CONSTANTS, then Classes, then functions, each alphabetical
     def kind(name: str) -> tuple[int, str]:
         return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)

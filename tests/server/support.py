@@ -318,18 +318,30 @@ async def running_server(
         rig.extra["initialize"] = result = await client.initialize_session(
             types.InitializeParams(
                 capabilities=capabilities(spec, rich=rich),
+                client_info=types.ClientInfo(name=client_name(spec)),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=str(from_fs_path(str(workspace))), name="ws")
                 ],
                 initialization_options=options,
             )
         )
-        client.editor.behaviour = editor_behaviour(spec, result.capabilities.position_encoding)
+        client.editor.behaviour = editor_behaviour(
+            spec, result.capabilities.position_encoding, rich=rich
+        )
         yield rig
         if shutdown:
             await client.shutdown_session()
     finally:
         await stop(client)
+
+
+def client_name(spec: str) -> str:
+    """The ``clientInfo.name`` the editor of ``spec`` sends."""
+    if spec.startswith("neovim"):
+        return "Neovim"
+    if spec.startswith("visual-studio-code"):
+        return "Visual Studio Code"
+    return "Emacs" if spec == "emacs" else spec
 
 
 async def stop(client: DshClient) -> None:
@@ -340,10 +352,11 @@ async def stop(client: DshClient) -> None:
     await client.stop()  # type: ignore[no-untyped-call]  # pygls leaves stop untyped
 
 
-def editor_behaviour(spec: str, encoding: object) -> EditorBehaviour:
-    """How the client's editor half answers edits: VS Code refuses a stale version, Neovim
-    skips it and reports success; positions in the negotiated encoding."""
-    neovim = spec.startswith("neovim")
+def editor_behaviour(spec: str, encoding: object, *, rich: bool = True) -> EditorBehaviour:
+    """How the client's editor half answers edits: VS Code and the dsh Neovim plugin refuse
+    a stale version, Neovim's built-in handler (no plugin: not ``rich``) skips it and reports
+    success; positions in the negotiated encoding."""
+    neovim = spec.startswith("neovim") and not rich
     return EditorBehaviour(
         encoding=str(getattr(encoding, "value", encoding) or "utf-16"),
         check_versions=not neovim,

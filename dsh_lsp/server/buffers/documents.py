@@ -15,6 +15,13 @@ mirror can equal a disk version.
 ``watch(uri, expected)`` lets an edit wait for the document to show a given text: every
 intermediate state of a didChange (each content change in turn) is compared, cheaply, since
 only states of the expected length are joined and compared.
+
+``expect(uri, expected)`` records an edit the editor answered ``applied: true`` for but whose
+didChange has not arrived yet (eglot sends it from an idle timer, sometimes only at the
+user's next keystroke): until the next didChange the editor holds ``expected``, so reads see
+it under a provisional token; the didChange that shows it makes that token an alias of the
+state it names (``current_token``), so what the model read stays current. A didChange that
+never shows it drops the expectation: the mirror's text is the truth again.
 """
 
 from __future__ import annotations
@@ -143,6 +150,13 @@ class TextWatch:
         self.closed = False
 
 
+@dataclass(slots=True, kw_only=True)
+class _Expectation:
+    expected: str
+    token: str
+    version: int
+
+
 class OpenDocuments:
     """The mirror; see the module docstring. One per connection, fed by the LSP handlers."""
 
@@ -154,6 +168,9 @@ class OpenDocuments:
         self._watches: dict[str, list[TextWatch]] = {}
         self._generations = itertools.count(1)
         self._listeners: list[Callable[[DocumentEvent], None]] = []
+        self._expectations: dict[str, _Expectation] = {}
+        self._aliases: dict[str, str] = {}
+        self._provisional = itertools.count(1)
 
     def get(self, uri: str) -> OpenDocument | None:
         """The open document at ``uri``."""
@@ -174,6 +191,7 @@ class OpenDocuments:
 
     def open(self, uri: str, version: int, text: str) -> OpenDocument:
         """``didOpen``: start mirroring ``uri`` (a second didOpen replaces the first)."""
+        self._expectations.pop(uri, None)
         self._drop(uri)
         document = OpenDocument(uri, file_key(uri), version, next(self._generations), text)
         self._documents[uri] = document
@@ -189,17 +207,54 @@ class OpenDocuments:
         if document is None:
             _log.warning("didChange for %s, which is not open; ignored", uri)
             return
-        watched = bool(self._watches.get(uri))
+        expectation = self._expectations.pop(uri, None)
+        watched = bool(self._watches.get(uri)) or expectation is not None
+        shown: str | None = None
         for index, change in enumerate(changes):
             document.apply(change, self.encoding)
             if watched and index < len(changes) - 1:
-                self._check(document, f"{document.token}+{index + 1}")
+                shown = self._check(document, f"{document.token}+{index + 1}", expectation)
+                if shown is not None:
+                    expectation = None
         document.version = version
-        if watched:
-            self._check(document, document.token)
+        if watched and self._check(document, document.token, expectation) is not None:
+            expectation = None
+        if expectation is not None:
+            _log.warning("%s never showed the edit the editor reported as applied", uri)
+
+    def expect(self, uri: str, expected: str) -> str | None:
+        """Note that the editor holds ``expected`` at ``uri`` although no didChange showed it
+        yet; returns the provisional token of that state (None when ``uri`` is not open)."""
+        document = self._documents.get(uri)
+        if document is None:
+            return None
+        token = f"{document.token}~{next(self._provisional)}"
+        self._expectations[uri] = _Expectation(
+            expected=expected, token=token, version=document.version
+        )
+        return token
+
+    def expected(self, uri: str) -> tuple[str, str] | None:
+        """The text and provisional token the editor holds at ``uri`` ahead of its
+        didChange (see ``expect``), or None."""
+        expectation = self._expectations.get(uri)
+        return None if expectation is None else (expectation.expected, expectation.token)
+
+    def current_token(self, document: OpenDocument, claimed: str | None = None) -> str:
+        """The token of ``document``'s current state: ``claimed`` when it names that state
+        (a provisional token whose didChange arrived since), the provisional token while
+        the expectation lasts, else ``document.token``."""
+        token = document.token
+        expectation = self._expectations.get(document.uri)
+        if expectation is not None:
+            token = expectation.token
+        if claimed is not None and self._aliases.get(claimed) == token:
+            return claimed
+        return token
 
     def close(self, uri: str) -> None:
         """``didClose``: stop mirroring ``uri``; its watches end unmatched."""
+        self._expectations.pop(uri, None)
         document = self._drop(uri)
         for watch in self._watches.pop(uri, []):
             watch.closed = True
@@ -228,15 +283,27 @@ class OpenDocuments:
                 if not remaining:
                     del self._watches[uri]
 
-    def _check(self, document: OpenDocument, token: str) -> None:
-        """Match the watches of ``document`` against its text; ``token`` names the state
-        (a state inside a didChange gets a token no later state can equal)."""
+    def _check(
+        self, document: OpenDocument, token: str, expectation: _Expectation | None = None
+    ) -> str | None:
+        """Match the watches (and ``expectation``) of ``document`` against its text;
+        ``token`` names the state (a state inside a didChange gets a token no later state
+        can equal). Returns ``token`` when ``expectation`` matched (its provisional token
+        becomes an alias of ``token``)."""
         for watch in self._watches.get(document.uri, ()):
             if watch.seen.is_set() or document.length != len(watch.expected):
                 continue
             if document.text() == watch.expected:
                 watch.shown_at = token
                 watch.seen.set()
+        if (
+            expectation is not None
+            and document.length == len(expectation.expected)
+            and document.text() == expectation.expected
+        ):
+            self._aliases[expectation.token] = token
+            return token
+        return None
 
     def _drop(self, uri: str) -> OpenDocument | None:
         document = self._documents.pop(uri, None)

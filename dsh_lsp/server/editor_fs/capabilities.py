@@ -7,6 +7,9 @@ array, and Neovim advertises the one but not the other although its handler does
 A client without ``workspace.applyEdit`` gets the local provider instead of the editor one.
 An editor plugin that can save documents on request opts in with
 ``capabilities.experimental.dsh`` ``{"version": 1, "saveDocuments": true}`` (``dsh/saveDocuments``).
+Neovim's built-in client (``clientInfo.name`` ``Neovim``) without the dsh plugin answers
+``applied: true`` for a versioned edit it skipped; the plugin (``experimental.dsh``) refuses
+such an edit itself.
 """
 
 from __future__ import annotations
@@ -34,14 +37,21 @@ class EditCapabilities:
     """It honours change annotations (``needsConfirmation`` opens a preview)."""
     save_documents: bool = False
     """It answers ``dsh/saveDocuments``."""
+    skips_stale_silently: bool = False
+    """It may answer ``applied: true`` for a versioned edit it skipped (so an edit that no
+    didChange shows in time is taken as skipped)."""
     position_encoding: PositionEncoding = DEFAULT_ENCODING
 
 
 def edit_capabilities(
-    capabilities: types.ClientCapabilities, position_encoding: object = None
+    capabilities: types.ClientCapabilities,
+    position_encoding: object = None,
+    *,
+    client_name: str | None = None,
 ) -> EditCapabilities:
     """The ``EditCapabilities`` of a client; ``position_encoding`` is what the server chose
-    (pygls negotiates it from ``general.positionEncodings``)."""
+    (pygls negotiates it from ``general.positionEncodings``), ``client_name`` is
+    ``clientInfo.name``."""
     workspace = capabilities.workspace
     edit = None if workspace is None else workspace.workspace_edit
     operations = set() if edit is None else set(edit.resource_operations or ())
@@ -56,5 +66,6 @@ def edit_capabilities(
         save_documents=isinstance(dsh, Mapping)
         and dsh.get("version") == DSH_VERSION
         and dsh.get("saveDocuments") is True,
+        skips_stale_silently=client_name == "Neovim" and not isinstance(dsh, Mapping),
         position_encoding=parse_encoding(position_encoding),
     )

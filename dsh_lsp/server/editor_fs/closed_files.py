@@ -193,7 +193,10 @@ class ClosedFiles:
             return current
         capabilities = self._editor.capabilities
         edits = text_edits(
-            base, hunks, capabilities.position_encoding, annotation=annotation_for(capabilities)
+            base,
+            hunks,
+            capabilities.position_encoding,
+            annotation=annotation_for(capabilities, label),
         )
         uri = _uri(real, target.display_path)
         params = document_edit(capabilities, label, uri=uri, version=None, edits=edits)
@@ -201,7 +204,7 @@ class ClosedFiles:
 
     async def _create(self, target: FsTarget, real: str, content: str, label: EditLabel) -> str:
         capabilities = self._editor.capabilities
-        annotation = annotation_for(capabilities)
+        annotation = annotation_for(capabilities, label)
         insert = [TextHunk(start=0, end=0, new_text=content)] if content else []
         edits = text_edits("", insert, capabilities.position_encoding, annotation=annotation)
         uri = _uri(real, target.display_path)

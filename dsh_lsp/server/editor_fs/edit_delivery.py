@@ -6,11 +6,17 @@ The verification rule. The editor's answer alone is not trusted:
   the document moved on (its version changed, or the editor says so), ``FS_PERMISSION_DENIED``
   when the user was asked to confirm (the preview was declined), ``FS_IO_ERROR`` otherwise,
   with the editor's reason;
-- ``applied: true`` counts only once the mirrored document shows exactly the expected text,
-  in the didChange that follows (or one that arrived before the answer; any state inside a
-  didChange counts, so the user typing right after the edit landed does not hide it). When
-  that does not happen within ``settle`` seconds — Neovim answers ``true`` for a versioned
-  edit it skipped because the buffer was newer — it is ``FS_STALE_VERSION`` as well;
+- ``applied: true`` is verified against the didChange that follows (or one that arrived
+  before the answer; any state inside a didChange counts, so the user typing right after the
+  edit landed does not hide it): the result's version names the state that showed the
+  expected text. An edit the editor applied is never reported as failed because its
+  didChange is slow (eglot sends it from an idle timer, at times only at the user's next
+  keystroke): after ``settle`` seconds the answer is trusted, the mirror notes that the
+  editor holds the expected text (``OpenDocuments.expect``) and the result carries a
+  provisional version that the late didChange confirms. Only a client known to answer
+  ``true`` for an edit it skipped (Neovim's built-in handler, without the dsh plugin, skips a
+  versioned edit when the buffer is newer: ``EditCapabilities.skips_stale_silently``) gets
+  ``FS_STALE_VERSION`` when no didChange shows the edit in time;
 - a document the editor does not mirror to us (a closed file the edit opened in the
   background) cannot be checked; the answer is taken as it is.
 
@@ -20,6 +26,7 @@ refused by the editor, and an edit only replaces its own small ranges.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -31,8 +38,11 @@ from dsh_lsp.llm import JsonObject
 
 from .editor_connection import ApplyOutcome, EditorConnection
 
+_log = logging.getLogger(__name__)
+
 SETTLE_SECONDS: Final = 2.0
-"""How long an ``applied: true`` edit may take to show up in a didChange."""
+"""How long an ``applied: true`` edit is waited for in a didChange before the answer is
+trusted (or, for a client that skips silently, refused)."""
 
 _STALE_REASON: Final = re.compile(r"version|stale|newer|modified|changed", re.IGNORECASE)
 
@@ -57,8 +67,9 @@ async def deliver(
 ) -> str | None:
     """Send ``delivery`` and verify it (see the module docstring).
 
-    Returns the version token of the document state that showed the expected text, or None
-    when the editor does not mirror the document. Raises FsError ``FS_STALE_VERSION``,
+    Returns the version token of the document state that showed the expected text (a
+    provisional one while its didChange is late), or None when the editor does not mirror
+    the document. Raises FsError ``FS_STALE_VERSION``,
     ``FS_PERMISSION_DENIED`` or ``FS_IO_ERROR``; cancellation withdraws the request.
     """
     documents = editor.documents
@@ -77,13 +88,16 @@ async def deliver(
                 f"{delivery.display_path} was closed in the editor before the edit could be "
                 "checked; read it again to see what it holds",
             )
-        if watch.shown_at is None:
+        if watch.shown_at is None and editor.capabilities.skips_stale_silently:
             raise FsError(
                 "FS_STALE_VERSION",
                 f"the editor reported the edit of {delivery.display_path} as applied, but the "
                 "document did not change that way (the editor skipped it: the buffer changed "
                 "first). Read the file again, then redo the edit.",
             )
+        if watch.shown_at is None:
+            _log.info("%s: applied, its didChange is late; trusting the editor", delivery.uri)
+            return documents.expect(delivery.uri, delivery.expected)
         return watch.shown_at
 
 

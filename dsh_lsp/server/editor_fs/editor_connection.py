@@ -49,10 +49,9 @@ class EditorConnection(Protocol):
         ...
 
     async def apply_edit(self, params: JsonObject) -> ApplyOutcome:
-        """Send ``workspace/applyEdit`` with ``params`` and return the client's answer.
-
-        Raises FsError ``FS_IO_ERROR`` when the client answers with an error. Cancelling the
-        caller withdraws the request; the editor may still apply the edit.
+        """Send ``workspace/applyEdit`` with ``params`` and return the client's answer (an
+        error answer is a refusal with its message as the reason). Cancelling the caller
+        withdraws the request; the editor may still apply the edit.
         """
         ...
 
@@ -75,8 +74,13 @@ class ChannelEditor:
         self.capabilities = capabilities
 
     async def apply_edit(self, params: JsonObject) -> ApplyOutcome:
-        """See ``EditorConnection.apply_edit``."""
-        answer = await self._request(APPLY_EDIT, params)
+        """See ``EditorConnection.apply_edit``; an error answer counts as a refusal with its
+        message as the reason (eglot refuses a stale edit with an error, not with
+        ``applied: false``), so a stale edit reads the same from every editor."""
+        try:
+            answer = await self._channel.request(APPLY_EDIT, params)
+        except ClientRequestError as exc:
+            return ApplyOutcome(applied=False, failure_reason=str(exc))
         return apply_outcome(answer)
 
     async def save_documents(self, uris: Sequence[str]) -> tuple[str, ...]:

@@ -38,6 +38,7 @@ from dsh_lsp.fs_tools import (
     FsTarget,
     FsWriteOutcome,
     LiteralEdit,
+    ReplaceIfVersion,
     TextHunk,
     WriteGuard,
     apply_hunks,
@@ -116,7 +117,7 @@ class EditorFileSystem:
         """See ``FileSystem.stat``."""
         document = self._editor.documents.by_key(target.key)
         if document is not None:
-            return _held_info(document.text(), document.token)
+            return _held_info(*self._editor_state(document))
         info = await self._disk.stat(target)
         overlay = self._closed.overlay(target.key, info)
         return info if overlay is None else _held_info(overlay.text, overlay.token)
@@ -148,11 +149,13 @@ class EditorFileSystem:
             real, document, label = await self._enter(target, "Write")
             if document is None:
                 return await self._closed.write(target, real, content, guard, label)
-            check_guard(guard, document.token, target.display_path)
-            raw = document.text()
+            raw, _ = self._editor_state(document)
+            documents = self._editor.documents
+            claimed = guard.version if isinstance(guard, ReplaceIfVersion) else None
+            check_guard(guard, documents.current_token(document, claimed), target.display_path)
             view = BufferView.of(raw)
             diff, hunks, wanted = view.write_change(content)
-            version = await self._send_open(document, target, hunks, wanted, label)
+            version = await self._send_open(document, target, hunks, wanted, label, base=raw)
             return FsWriteOutcome(
                 operation="update",
                 version=version,
@@ -175,14 +178,17 @@ class EditorFileSystem:
             if document is None:
                 return await self._closed.edit(target, real, edits, expected, label)
             shown = target.display_path
-            check_expected(expected, document.token, shown)
-            raw = document.text()
+            raw, _ = self._editor_state(document)
+            claimed = None if expected is None else expected.version
+            check_expected(expected, self._editor.documents.current_token(document, claimed), shown)
             view = BufferView.of(raw)
             if "\0" in view.text:
                 raise not_text(shown, "contains NUL characters")
             applied = apply_literal_edits(view.text, edits, display_path=shown)
             diff, hunks = view.change_to(applied.text)
-            version = await self._send_open(document, target, hunks, apply_hunks(raw, hunks), label)
+            version = await self._send_open(
+                document, target, hunks, apply_hunks(raw, hunks), label, base=raw
+            )
             return FsEditOutcome(
                 version=version,
                 before=view.text,
@@ -207,37 +213,49 @@ class EditorFileSystem:
         hunks: Sequence[TextHunk],
         expected: str,
         label: EditLabel,
+        *,
+        base: str,
     ) -> str:
-        """Deliver ``hunks`` of an open document; the version token of the result."""
+        """Deliver ``hunks`` of ``base``, the text an open document holds; the version token
+        of the result. While the editor's didChange of an earlier edit is late, ``base`` is
+        that edit's text and the new edit goes unversioned (the editor's version is not
+        known yet)."""
+        documents = self._editor.documents
         if not hunks:
-            return document.token
+            return documents.current_token(document)
+        ahead = documents.expected(document.uri) is not None
         capabilities = self._editor.capabilities
         edits = text_edits(
-            document.text(),
+            base,
             hunks,
             capabilities.position_encoding,
-            annotation=annotation_for(capabilities),
+            annotation=annotation_for(capabilities, label),
         )
-        params = document_edit(
-            capabilities, label, uri=document.uri, version=document.version, edits=edits
-        )
+        version = None if ahead else document.version
+        params = document_edit(capabilities, label, uri=document.uri, version=version, edits=edits)
         delivery = Delivery(
             uri=document.uri,
             params=params,
             expected=expected,
-            version=document.version,
+            version=version,
             confirm=label.confirm,
             display_path=target.display_path,
         )
         token = await deliver(self._editor, delivery, settle=self._settle)
         self.disk_sync.edited(document.uri)
-        return token if token is not None else document.token
+        return token if token is not None else documents.current_token(document)
+
+    def _editor_state(self, document: OpenDocument) -> tuple[str, str]:
+        """The text ``document`` holds in the editor and its token: an applied edit whose
+        didChange is late counts (``OpenDocuments.expect``)."""
+        ahead = self._editor.documents.expected(document.uri)
+        return ahead if ahead is not None else (document.text(), document.token)
 
     async def _held_text(self, target: FsTarget) -> str | None:
         """The model's view of the text the editor holds for ``target``, or None (disk)."""
         document = self._editor.documents.by_key(target.key)
         if document is not None:
-            text = document.text()
+            text = self._editor_state(document)[0]
         else:
             overlay = await self._closed.current_overlay(target)
             if overlay is None:

@@ -4,10 +4,13 @@ One tool call is one request, so it is one undo step in the editor, and its ``la
 call's title. Text goes as a ``TextDocumentEdit`` carrying the document's version when the
 client takes ``documentChanges`` (so the editor itself rejects an edit computed against an
 older buffer), else as a plain ``changes`` map. A new file is a ``CreateFile`` (never
-overwriting) followed by the insertion of its text, in the same request. When the client
-supports change annotations every edit references one annotation named after the call;
-``needsConfirmation`` asks for a preview (VS Code's refactor preview) before anything
-changes.
+overwriting) followed by the insertion of its text, in the same request. When the user is to
+confirm the edit (edit policy ``ask`` for a client without the dsh permission flow) and the
+client supports change annotations, every edit references one annotation named after the
+call with ``needsConfirmation`` (VS Code's refactor preview, Neovim's confirm) before
+anything changes. Other edits carry no annotation: it would say nothing ``label`` does not,
+and Neovim 0.12 announces every annotated edit in a message whose "Press ENTER" prompt
+swallows the user's next keystroke.
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ class EditLabel:
     """Ask the user to confirm in a preview (edit policy ``ask``)."""
 
 
-def annotation_for(capabilities: EditCapabilities) -> str | None:
-    """The annotation id edits of this call reference, or None when the client has none."""
-    if capabilities.change_annotations and capabilities.document_changes:
+def annotation_for(capabilities: EditCapabilities, label: EditLabel) -> str | None:
+    """The annotation id edits of this call reference: None unless the edit asks for a
+    confirmation the client can show."""
+    if label.confirm and capabilities.change_annotations and capabilities.document_changes:
         return ANNOTATION_ID
     return None
 
@@ -74,7 +78,7 @@ def create_file_edit(
         "uri": uri,
         "options": {"overwrite": False, "ignoreIfExists": False},
     }
-    annotation = annotation_for(capabilities)
+    annotation = annotation_for(capabilities, label)
     if annotation is not None:
         create["annotationId"] = annotation
     changes: list[JsonValue] = [create]
@@ -87,7 +91,7 @@ def _params(
     capabilities: EditCapabilities, label: EditLabel, changes: list[JsonValue]
 ) -> JsonObject:
     edit: dict[str, JsonValue] = {"documentChanges": changes}
-    annotation = annotation_for(capabilities)
+    annotation = annotation_for(capabilities, label)
     if annotation is not None:
         edit["changeAnnotations"] = {
             annotation: {

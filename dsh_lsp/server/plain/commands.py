@@ -7,7 +7,9 @@ Advertised in ``executeCommandProvider``:
   ``{"prompt", "uri"?, "range"?}``) → ``{"sessionId"}`` at once; the turn runs in the
   background with work-done progress, and the file (or the range of it) is attached;
 - ``dsh.cancel`` → ``{"cancelled": bool}``: cancels the active session's turn;
-- ``dsh.resumeLast`` → ``{"sessionId": id | null}``: resumes the most recent session.
+- ``dsh.resumeLast`` → ``{"sessionId": id | null}``: resumes the most recent session;
+- ``dsh.lastAnswer`` → ``{"answer": text | null}``: the whole last answer (the message box
+  shows its first line; an editor without a log window can show the rest with this).
 
 ``window/workDoneProgress/cancel`` on a turn's progress token cancels that turn. Bad
 arguments answer ``-32602`` naming the argument; any other ``DshError`` its JSON-RPC error.
@@ -37,7 +39,8 @@ NEW_SESSION: Final = "dsh.newSession"
 PROMPT: Final = "dsh.prompt"
 CANCEL: Final = "dsh.cancel"
 RESUME_LAST: Final = "dsh.resumeLast"
-COMMANDS: Final = (NEW_SESSION, PROMPT, CANCEL, RESUME_LAST)
+LAST_ANSWER: Final = "dsh.lastAnswer"
+COMMANDS: Final = (NEW_SESSION, PROMPT, CANCEL, RESUME_LAST, LAST_ANSWER)
 EXCERPT_CHARS: Final = 60
 
 R = TypeVar("R")
@@ -127,6 +130,13 @@ def register_commands(server: LanguageServer, plain: PlainSource) -> None:
     async def resume_last(ls: LanguageServer, *args: JsonValue) -> JsonObject:
         async def run() -> JsonObject:
             return {"sessionId": await (await plain()).resume_last()}
+
+        return await _answer(run)
+
+    @server.command(LAST_ANSWER)
+    async def last_answer(ls: LanguageServer, *args: JsonValue) -> JsonObject:
+        async def run() -> JsonObject:
+            return {"answer": (await plain()).last_answer}
 
         return await _answer(run)
 

@@ -7,8 +7,11 @@ session per connection (made by ``dsh.newSession`` or ``dsh.resumeLast``, or on 
 prompt) and runs each prompt as a background task of its plugin, so the command answers at
 once (eglot and Helix block or time out on long requests). While the turn runs, a
 cancellable work-done progress shows what it does; cancelling that progress (or
-``dsh.cancel``) cancels the turn. When it ends, the answer's first line goes to
-``window/showMessage`` and the whole answer to ``window/logMessage``; approvals arrive as
+``dsh.cancel``) cancels the turn. A client without work-done progress (eglot 1.9) gets a
+``window/showMessage`` when the turn starts instead, so something shows that it runs. When
+it ends, the answer's first line goes to ``window/showMessage`` and the whole answer to
+``window/logMessage`` (and stays readable with the ``dsh.lastAnswer`` command, for editors
+that keep the log out of sight, like eglot); approvals arrive as
 ``window/showMessageRequest`` (``permissions``).
 """
 
@@ -85,6 +88,8 @@ class PlainClient:
         self._counter = itertools.count(1)
         self.active: SessionId | None = None
         """The session prompts go to."""
+        self.last_answer: str | None = None
+        """The whole text of the last answer a turn ended with."""
 
     async def new_session(self) -> SessionId:
         """Start a session in the first workspace folder and make it active."""
@@ -153,6 +158,9 @@ class PlainClient:
             if self._progress:
                 turn.progress = await TurnProgress.start(self._channel, token, "dsh", excerpt)
                 self._tokens[token] = turn.session_id
+            else:
+                started = f"dsh: working on: {excerpt} (the dsh.cancel command stops it)"
+                self._channel.notify(SHOW_MESSAGE, {"type": INFO, "message": started})
             try:
                 result = await self._bridge.prompt(turn.session_id, content)
             except DshError as exc:
@@ -170,6 +178,7 @@ class PlainClient:
         if answer is None:
             self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": f"dsh: {ending}"})
             return
+        self.last_answer = answer
         self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {answer}"})
         self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": summary(answer)})
 
@@ -180,7 +189,8 @@ def summary(answer: str) -> str:
     cut = len(first) > SUMMARY_CHARS or first != answer.strip()
     if len(first) > SUMMARY_CHARS:
         first = first[: SUMMARY_CHARS - 1].rstrip() + "\u2026"
-    return f"dsh: {first}" + (" (full answer in the dsh-lsp log)" if cut else "")
+    more = " (full answer: the dsh.lastAnswer command, or the dsh-lsp log)"
+    return f"dsh: {first}" + (more if cut else "")
 
 
 def _arguments(raw: str) -> JsonValue:

@@ -2,10 +2,10 @@
 ---
 --- dsh-lsp: the dsh coding agent served as a language server (this repository).
 ---
---- `vim.lsp.enable('dsh')` starts it for every file buffer; the workspace root is the
+--- `vim.lsp.enable('dsh')` starts it for every file buffer with a filetype; the root is the
 --- nearest `root_markers` match (see `require('dsh').setup`), else the current directory.
 --- The capabilities turn on the rich `dsh/*` protocol and versioned edits; the handlers
---- route session updates to the chat, permission requests to `vim.ui.select`, wrap
+--- route session updates to the chat, permission requests to a question float, wrap
 --- `workspace/applyEdit` so a stale edit is refused instead of silently skipped, and
 --- `:write` the buffers `dsh/saveDocuments` lists (`edits.save_after_turn`).
 

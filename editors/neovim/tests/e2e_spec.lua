@@ -173,7 +173,7 @@ H.case('streamed answer lands in the chat buffer', function()
 end)
 
 H.case('permission prompt answered through vim.ui.select', function()
-  local _, buf = boot({ permissions = { edit = 'ask' } })
+  local _, buf = boot({ permissions = { edit = 'ask', prompt = 'select' } })
   local asked = {}
   vim.ui.select = function(items, opts, on_choice)
     local preview
@@ -245,7 +245,7 @@ H.case('stale edit is refused and the model is told', function()
     { 'alpha', 'beta', 'gamma typed by the user' }
   )
   local tools = tool_lines()
-  H.eq('edit tool call failed', tools[#tools] and tools[#tools].status, 'failed')
+  H.eq('edit tool call failed', tools[2] and tools[2].status, 'failed')
   H.eq('turn ended normally', turn.done and turn.done.stopReason, 'end_turn')
 end)
 

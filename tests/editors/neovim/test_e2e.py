@@ -87,6 +87,7 @@ def _run(
     workspace: Path,
     model: ScriptedServer,
     script: Sequence[ScriptedResponse],
+    nvim: str | None = None,
     **env: str,
 ) -> LuaRun:
     model.enqueue(*script)
@@ -107,7 +108,7 @@ def _run(
         "DEEPSEEK_API_KEY": "scripted-key",
         **env,
     }
-    run = run_spec(SPEC, case, tmp_path, env=run_env, deadline=40)
+    run = run_spec(SPEC, case, tmp_path, env=run_env, deadline=40, nvim=nvim)
     log = tmp_path / "server.log"
     if run.returncode != 0 and log.exists():
         run = LuaRun(
@@ -119,11 +120,16 @@ def _run(
 
 
 def test_unsaved_buffer_is_read_and_edited_through_the_editor(
-    tmp_path: Path, workspace: Path, model: ScriptedServer
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
     script = [_read("c1"), _edit("c2", "beta UNSAVED", "beta EDITED"), _text("Done.")]
     run = _run(
-        "unsaved buffer is read and edited through the editor", tmp_path, workspace, model, script
+        "unsaved buffer is read and edited through the editor",
+        tmp_path,
+        workspace,
+        model,
+        script,
+        nvim,
     )
     run.assert_passed()
     requests = model.requests
@@ -135,17 +141,17 @@ def test_unsaved_buffer_is_read_and_edited_through_the_editor(
 
 
 def test_save_after_turn_writes_the_edited_buffer(
-    tmp_path: Path, workspace: Path, model: ScriptedServer
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
     script = [_read("c1"), _edit("c2", "beta", "beta EDITED"), _text("Done.")]
-    run = _run("save after turn writes the edited buffer", tmp_path, workspace, model, script)
+    run = _run("save after turn writes the edited buffer", tmp_path, workspace, model, script, nvim)
     run.assert_passed()
     assert len(model.requests) == 3
     assert (workspace / "notes.txt").read_text() == "alpha\nbeta EDITED\ngamma\n"
 
 
 def test_streamed_answer_lands_in_the_chat_buffer(
-    tmp_path: Path, workspace: Path, model: ScriptedServer
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
     text = "".join(f"Line {i}: the quick brown fox jumps over the lazy dog.\n" for i in range(40))
     text += "**The end** — ünïcödé ✓"
@@ -156,6 +162,7 @@ def test_streamed_answer_lands_in_the_chat_buffer(
         workspace,
         model,
         script,
+        nvim,
         DSH_EXPECT_TEXT=text,
     )
     run.assert_passed()
@@ -166,7 +173,7 @@ def test_streamed_answer_lands_in_the_chat_buffer(
 
 @pytest.mark.parametrize("choice", ["allow_once", "reject_once"])
 def test_permission_prompt_answered_through_vim_ui_select(
-    choice: str, tmp_path: Path, workspace: Path, model: ScriptedServer
+    choice: str, tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
     script = [_read("c1"), _edit("c2", "beta", "beta EDITED"), _text("Done.")]
     run = _run(
@@ -175,6 +182,7 @@ def test_permission_prompt_answered_through_vim_ui_select(
         workspace,
         model,
         script,
+        nvim,
         DSH_CHOICE=choice,
     )
     run.assert_passed()
@@ -184,16 +192,27 @@ def test_permission_prompt_answered_through_vim_ui_select(
 
 
 def test_stale_edit_is_refused_and_the_model_is_told(
-    tmp_path: Path, workspace: Path, model: ScriptedServer
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
-    script = [_read("c1"), _edit("c2", "beta", "beta EDITED"), _text("I will re-read first.")]
-    run = _run("stale edit is refused and the model is told", tmp_path, workspace, model, script)
+    script = [
+        _read("c1"),
+        _edit("c2", "beta", "beta EDITED"),
+        _read("c3"),
+        _text("I will redo it."),
+    ]
+    run = _run(
+        "stale edit is refused and the model is told", tmp_path, workspace, model, script, nvim
+    )
     run.assert_passed()
     edit_result = _tool_messages(model.requests[2])[-1]
     assert "stale" in edit_result.lower(), edit_result
+    reread = _tool_messages(model.requests[3])[-1]
+    assert "gamma typed by the user" in reread, "the refusal did not flush the typing: " + reread
 
 
-def test_cancel_mid_stream(tmp_path: Path, workspace: Path, model: ScriptedServer) -> None:
+def test_cancel_mid_stream(
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
+) -> None:
     hanging = StreamResponse(
         steps=(
             Event(data=delta_payload({"role": "assistant", "content": "Once upon "})),
@@ -202,16 +221,16 @@ def test_cancel_mid_stream(tmp_path: Path, workspace: Path, model: ScriptedServe
         )
     )
     script = [hanging, _text("after cancel")]
-    run = _run("cancel mid-stream", tmp_path, workspace, model, script)
+    run = _run("cancel mid-stream", tmp_path, workspace, model, script, nvim)
     run.assert_passed()
     assert model.wait_for_disconnect(5.0), "the cancelled model request was not closed"
     assert len(model.requests) == 2
 
 
 def test_resume_after_restarting_neovim_and_the_server(
-    tmp_path: Path, workspace: Path, model: ScriptedServer
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
-    first = _run("resume: first run", tmp_path, workspace, model, [_text("Noted 42.")])
+    first = _run("resume: first run", tmp_path, workspace, model, [_text("Noted 42.")], nvim)
     first.assert_passed()
     session_id = first.result["data"]["session_id"]
     second = _run(
@@ -220,6 +239,7 @@ def test_resume_after_restarting_neovim_and_the_server(
         workspace,
         model,
         [_text("It was 42.")],
+        nvim,
         DSH_SESSION_ID=session_id,
     )
     second.assert_passed()
@@ -229,7 +249,7 @@ def test_resume_after_restarting_neovim_and_the_server(
 
 
 def test_checkhealth_against_the_real_server(
-    tmp_path: Path, workspace: Path, model: ScriptedServer
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
-    run = _run("checkhealth against the real server", tmp_path, workspace, model, [])
+    run = _run("checkhealth against the real server", tmp_path, workspace, model, [], nvim)
     run.assert_passed()

@@ -7,11 +7,13 @@ wrapper and undo grouping, ``dsh/saveDocuments``, the session picker and ``:chec
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from .nvim_runner import run_spec
+from .nvim_runner import PLUGIN, run_spec
 
 pytestmark = pytest.mark.e2e
 
@@ -22,6 +24,7 @@ CASES = [
     "range and diagnostics attach context",
     "cancel from the chat with <C-c>",
     "permission request with diff preview through vim.ui.select",
+    "permission question waits in a float that does not take the keyboard",
     "applyEdit: stale refused, one undo step per tool call, DshChanges",
     "saveDocuments writes the listed buffers and answers the uris saved",
     "sessions picker resumes and replays history",
@@ -34,5 +37,32 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_plugin(case: str, tmp_path: Path) -> None:
-    run_spec("plugin_spec.lua", case, tmp_path).assert_passed()
+def test_plugin(case: str, tmp_path: Path, nvim: str) -> None:
+    run_spec("plugin_spec.lua", case, tmp_path, nvim=nvim).assert_passed()
+
+
+def test_help_tags_are_shipped_and_fresh(tmp_path: Path, nvim: str) -> None:
+    """``:help dsh`` finds the plugin's help without a plugin manager running ``:helptags``
+    (it opened Neovim's own credits before ``doc/tags`` was shipped)."""
+    fresh = tmp_path / "doc"
+    shutil.copytree(PLUGIN / "doc", fresh)
+    (fresh / "tags").unlink()
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-c", f"helptags {fresh}", "-c", "qa!"],
+        check=True,
+        timeout=30,
+        capture_output=True,
+    )
+    shipped = (PLUGIN / "doc" / "tags").read_text(encoding="utf-8")
+    assert (fresh / "tags").read_text(encoding="utf-8") == shipped, (
+        "doc/tags is stale: run nvim --headless -c 'helptags editors/neovim/doc' -c q"
+    )
+    opened = subprocess.run(
+        [nvim, "--headless", "--clean", "--cmd", f"set rtp^={PLUGIN}", "-c", "help dsh"]
+        + ["-c", "lua io.stdout:write(vim.fn.expand('%:t'))", "-c", "qa!"],
+        check=True,
+        timeout=30,
+        capture_output=True,
+        text=True,
+    )
+    assert opened.stdout.strip() == "dsh.txt", opened

@@ -21,8 +21,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_render(case: str, tmp_path: Path) -> None:
-    run_spec("render_spec.lua", case, tmp_path).assert_passed()
+def test_render(case: str, tmp_path: Path, nvim: str) -> None:
+    run_spec("render_spec.lua", case, tmp_path, nvim=nvim).assert_passed()
 
 
 def test_5000_chunk_answer_renders_incrementally_and_fast(tmp_path: Path) -> None:

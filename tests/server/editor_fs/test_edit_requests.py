@@ -6,11 +6,14 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 
-from dsh_lsp.llm import JsonValue
+from dsh_lsp.fs_tools import FsError
+from dsh_lsp.llm import JsonObject, JsonValue
+from dsh_lsp.server.buffers import OpenDocuments
 from dsh_lsp.server.editor_fs.capabilities import EditCapabilities, edit_capabilities
-from dsh_lsp.server.editor_fs.editor_connection import apply_outcome
+from dsh_lsp.server.editor_fs.edit_delivery import Delivery, deliver
+from dsh_lsp.server.editor_fs.editor_connection import ChannelEditor, apply_outcome
 from dsh_lsp.server.editor_fs.workspace_edits import EditLabel, create_file_edit, document_edit
-from dsh_lsp.server.wire import dict_params_converter
+from dsh_lsp.server.wire import ClientFeatures, ClientRequestError, dict_params_converter
 from tests.server.editor_model import Json
 from tests.server.scripted_editor import VSCODE
 
@@ -115,3 +118,39 @@ def test_apply_answers_are_read_defensively(
 ) -> None:
     outcome = apply_outcome(answer)  # type: ignore[arg-type]  # untrusted JSON on purpose
     assert (outcome.applied, outcome.failure_reason) == (applied, reason)
+
+
+class _ErrorChannel:
+    """A channel whose client refuses every request with an error (eglot refuses a stale
+    versioned edit with ``jsonrpc-error``, not with ``applied: false``)."""
+
+    features = ClientFeatures()
+
+    def notify(self, method: str, params: JsonObject) -> None:
+        del method, params
+
+    async def request(self, method: str, params: JsonObject) -> JsonValue:
+        del params
+        raise ClientRequestError(
+            f"the client answered {method} with error -32603: "
+            "Edits on `notes.txt' require version 3, you have 4"
+        )
+
+
+async def test_a_stale_edit_refused_with_an_error_reads_like_any_stale_refusal() -> None:
+    documents = OpenDocuments()
+    documents.open("file:///w/notes.txt", 4, "alpha\n")
+    editor = ChannelEditor(_ErrorChannel(), documents, VSCODE)
+    delivery = Delivery(
+        uri="file:///w/notes.txt",
+        params={"label": "Edit notes.txt", "edit": {}},
+        expected="omega\n",
+        version=3,
+        confirm=False,
+        display_path="notes.txt",
+    )
+    with pytest.raises(FsError) as caught:
+        await deliver(editor, delivery, settle=0.01)
+    assert caught.value.code == "FS_STALE_VERSION"
+    assert "Read it again, then redo the edit" in str(caught.value)
+    assert "require version 3" in str(caught.value)

@@ -106,10 +106,9 @@ async def test_an_edit_is_one_versioned_minimal_apply_edit(tmp_path: Path) -> No
         {
             "range": {"start": {"line": 1, "character": 11}, "end": {"line": 1, "character": 12}},
             "newText": "2",
-            "annotationId": "dsh",
         }
     ]
-    assert params["edit"]["changeAnnotations"]["dsh"]["needsConfirmation"] is False
+    assert "changeAnnotations" not in params["edit"], "annotated only to ask for a confirmation"
     assert editor.text(uri) == "def f():\n    return 2\n# unsaved note\n"
     assert outcome.after == editor.text(uri)
     assert outcome.version == (await _info(fs, target)).version
@@ -144,7 +143,10 @@ async def test_the_user_typing_first_makes_the_edit_stale_and_keeps_their_text(
 async def test_a_silently_skipped_edit_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     path.write_text("alpha\nbeta\n")
-    fs, editor = _provider(tmp_path, NEOVIM, settle=0.05, skip_stale=True, check_versions=False)
+    plain_neovim = replace(NEOVIM, skips_stale_silently=True)
+    fs, editor = _provider(
+        tmp_path, plain_neovim, settle=0.05, skip_stale=True, check_versions=False
+    )
     uri = editor.open(path)
 
     async def user_types(params: Json) -> None:
@@ -166,6 +168,50 @@ async def test_a_did_change_after_the_answer_still_verifies(tmp_path: Path) -> N
         assert editor.pending, "the editor answered and holds its didChange back"
         editor.flush()
     assert await fs.read_text(target) == "omega\n"
+
+
+async def test_an_applied_edit_whose_did_change_is_late_is_trusted(tmp_path: Path) -> None:
+    """eglot answers ``applied: true`` and sends its didChange from an idle timer, possibly
+    long after: the edit succeeds, reads see its text, and the late didChange confirms the
+    version the model holds, so its next edit is not refused."""
+    (tmp_path / "a.txt").write_text("alpha\nbeta\n")
+    fs, editor = _provider(tmp_path, settle=0.01)
+    uri = editor.open(tmp_path / "a.txt")
+    target = await fs.resolve("a.txt")
+    editor.defer = True
+    outcome = await fs.edit_text(target, _edit("alpha", "omega"))
+    assert editor.pending, "the didChange is still held back"
+    assert outcome.after == "omega\nbeta\n"
+    assert await fs.read_text(target) == "omega\nbeta\n"
+    assert (await _info(fs, target)).version == outcome.version
+    editor.flush()
+    editor.defer = False
+    assert editor.text(uri) == "omega\nbeta\n"
+    again = await fs.edit_text(
+        target, _edit("beta", "gamma"), expected=ExpectVersion(version=outcome.version)
+    )
+    assert again.after == "omega\ngamma\n"
+    assert editor.text(uri) == "omega\ngamma\n"
+
+
+async def test_a_second_edit_before_the_late_did_change_builds_on_the_first(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.txt").write_text("alpha\nbeta\n")
+    fs, editor = _provider(tmp_path, settle=0.01, check_versions=False)
+    uri = editor.open(tmp_path / "a.txt")
+    target = await fs.resolve("a.txt")
+    editor.defer = True
+    first = await fs.edit_text(target, _edit("alpha", "omega"))
+    second = await fs.edit_text(
+        target, _edit("beta", "gamma"), expected=ExpectVersion(version=first.version)
+    )
+    assert second.after == "omega\ngamma\n"
+    last = editor.model.received[-1]["edit"]["documentChanges"][0]
+    assert last["textDocument"]["version"] is None, "the editor's version is not known yet"
+    editor.flush()
+    assert editor.text(uri) == "omega\ngamma\n"
+    assert await fs.read_text(target) == "omega\ngamma\n"
 
 
 async def test_typing_right_after_the_edit_landed_forces_a_reread(tmp_path: Path) -> None:

@@ -61,9 +61,8 @@ async def test_the_commands_are_advertised(rig: Rig) -> None:
     result = rig.extra["initialize"]
     provider = result.capabilities.execute_command_provider
     assert provider is not None
-    assert {"dsh.newSession", "dsh.prompt", "dsh.cancel", "dsh.resumeLast"} <= set(
-        provider.commands
-    )
+    commands = {"dsh.newSession", "dsh.prompt", "dsh.cancel", "dsh.resumeLast", "dsh.lastAnswer"}
+    assert commands <= set(provider.commands)
     assert result.capabilities.code_action_provider is not None
 
 

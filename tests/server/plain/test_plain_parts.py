@@ -115,9 +115,11 @@ def test_progress_messages(view: ToolCallView, message: str) -> None:
 
 def test_summaries_are_one_short_line() -> None:
     assert summary("Done.") == "dsh: Done."
-    assert summary("Done.\n\nDetails follow.") == "dsh: Done. (full answer in the dsh-lsp log)"
+    assert summary("Done.\n\nDetails follow.") == (
+        "dsh: Done. (full answer: the dsh.lastAnswer command, or the dsh-lsp log)"
+    )
     long = summary("word " * 100)
-    assert len(long) < 260
+    assert len(long) < 280
     assert "\u2026" in long
 
 

@@ -106,5 +106,5 @@ def test_a_failed_turn_carries_the_fix_like_a_failed_prompt() -> None:
     }
     (update,) = run(UpdateTranslator(None, None), "turn/end", {"turn": 1, "reason": reason})
     assert update["error"]["code"] == "AUTH"
-    assert update["error"]["message"] == user_message(reason["message"], "AUTH")
+    assert update["error"]["message"] == user_message(str(reason["message"]), "AUTH")
     assert "apiKeyEnv" in update["error"]["message"]

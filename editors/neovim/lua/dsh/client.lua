@@ -230,6 +230,7 @@ function M.ask(prompt, opts)
             M.state.turn = nil
           end
           M.state.current_tool = nil
+          require('dsh.permission').cancel_all()
           if perr then
             M.record_error(perr)
           end

@@ -50,6 +50,21 @@ M.specs = {
     end,
     { desc = 'dsh: start a new session' },
   },
+  DshAnswer = {
+    function(cmd)
+      require('dsh.permission').answer_command(cmd.args)
+    end,
+    {
+      desc = 'dsh: answer the waiting question (or go to it)',
+      nargs = '?',
+      complete = function()
+        local q = require('dsh.permission').pending[1]
+        return q and vim.tbl_map(function(o)
+          return o.optionId
+        end, q.options) or {}
+      end,
+    },
+  },
   DshChanges = {
     function()
       dsh().changes()

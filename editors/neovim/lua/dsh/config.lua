@@ -17,6 +17,7 @@ local H = {}
 ---@field edit "allow"|"ask"
 ---@field shell "ask"|"allow"|"deny"
 ---@field read_outside_workspace "ask"|"allow"|"deny"
+---@field prompt "float"|"select" A question waits in a float for `:DshAnswer`, or is `vim.ui.select` at once.
 
 ---@class dsh.EditOptions
 ---@field save_after_turn boolean The server asks the plugin to `:write` the agent's edits after each turn.
@@ -55,7 +56,7 @@ M.defaults = {
   root_markers = { '.git', '.hg', 'pyproject.toml', 'package.json', 'Cargo.toml', 'go.mod' },
   enable = true,
   model = { name = nil, base_url = nil, api_key_env = 'DEEPSEEK_API_KEY', thinking = nil },
-  permissions = { edit = 'allow', shell = 'ask', read_outside_workspace = 'ask' },
+  permissions = { edit = 'allow', shell = 'ask', read_outside_workspace = 'ask', prompt = 'float' },
   edits = { save_after_turn = false },
   max_steps_per_turn = nil,
   session_dir = nil,
@@ -194,6 +195,7 @@ function H.validate(o)
   H.check_type('permissions', o.permissions, 'table')
   H.check_enum('permissions.edit', o.permissions.edit, { 'allow', 'ask' })
   H.check_enum('permissions.shell', o.permissions.shell, { 'ask', 'allow', 'deny' })
+  H.check_enum('permissions.prompt', o.permissions.prompt, { 'float', 'select' })
   H.check_enum(
     'permissions.read_outside_workspace',
     o.permissions.read_outside_workspace,

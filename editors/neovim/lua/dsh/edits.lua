@@ -6,7 +6,11 @@
 --- when any is stale, so the server can tell the model. It then groups undo: the first edit
 --- of a tool call in a buffer starts a new undo step, later edits of the same tool call
 --- join it (unless the user changed the buffer in between), so `u` reverts one tool call.
---- After applying, pending `didChange`s are flushed so the server sees the result at once.
+--- After applying (and after refusing a stale edit), pending `didChange`s are flushed so the
+--- server sees the buffer at once.
+--- Change annotations are dropped before the built-in handler sees the edit: the plugin
+--- asked (`dsh/requestPermission`) already, and Neovim 0.12 announces every annotated edit
+--- in a message whose "Press ENTER" prompt would swallow the user's next keystroke.
 
 local api = vim.api
 
@@ -115,6 +119,30 @@ local function group_undo(bufnr, key)
   end)
 end
 
+--- `edit` without its change annotations (a copy; `edit` is not changed).
+---@param edit table WorkspaceEdit
+---@return table
+local function unannotated(edit)
+  if not edit.changeAnnotations then
+    return edit
+  end
+  local plain = vim.deepcopy(edit)
+  plain.changeAnnotations = nil
+  local function strip(edits)
+    for _, e in ipairs(edits or {}) do
+      e.annotationId = nil
+    end
+  end
+  for _, change in ipairs(plain.documentChanges or {}) do
+    change.annotationId = nil
+    strip(change.edits)
+  end
+  for _, edits in pairs(plain.changes or {}) do
+    strip(edits)
+  end
+  return plain
+end
+
 --- Handler for `workspace/applyEdit` (see the module doc). Returns the result table.
 ---@param err any
 ---@param params table ApplyWorkspaceEditParams
@@ -123,8 +151,18 @@ end
 function M.handler(err, params, ctx)
   local edit = params and params.edit or {}
   local docs = document_edits(edit)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
   local stale = stale_result(docs, ctx.client_id)
   if stale then
+    -- Send the typing that made it stale now, so the model's re-read sees it.
+    for _, doc in ipairs(docs) do
+      local bufnr = vim.uri_to_bufnr(doc.uri)
+      if client and api.nvim_buf_is_loaded(bufnr) then
+        pcall(function()
+          require('vim.lsp._changetracking').flush(client, bufnr)
+        end)
+      end
+    end
     return stale
   end
   local key = require('dsh.client').state.current_tool or params.label or ''
@@ -134,8 +172,8 @@ function M.handler(err, params, ctx)
   -- The built-in handler prints the label ("Workspace edit …"); the chat already shows it.
   local quiet = vim.tbl_extend('force', {}, params)
   quiet.label = nil
+  quiet.edit = unannotated(edit)
   local result = vim.lsp.handlers['workspace/applyEdit'](err, quiet, ctx)
-  local client = vim.lsp.get_client_by_id(ctx.client_id)
   for _, doc in ipairs(docs) do
     local bufnr = vim.uri_to_bufnr(doc.uri)
     if api.nvim_buf_is_loaded(bufnr) then

@@ -1,62 +1,156 @@
---- Permission requests (`dsh/requestPermission`): `vim.ui.select` over the offered options,
---- with a diff preview of the proposed change for edit tool calls.
+--- Permission requests (`dsh/requestPermission`): the question never takes the keyboard.
+---
+--- With `permissions.prompt = 'float'` (the default) the question is a float that does not
+--- take focus: the proposed change (a diff of the whole file, with its real line numbers),
+--- then the options, numbered. The user answers when they choose to: `:DshAnswer` goes to
+--- the float (its number keys answer; `:DshAnswer 1` or `:DshAnswer allow_once` answers at
+--- once). Keys typed in another buffer stay there. With `prompt = 'select'` the question is
+--- `vim.ui.select` at once, drawn after the preview (the stock picker blocks and would
+--- otherwise open before the preview is on screen).
 ---
 --- The handler runs inside the coroutine Neovim's RPC layer gives each server request, so
---- it yields while the picker is open and answers when the user chooses. A request whose
---- turn has ended by then (cancelled) is answered `cancelled`.
+--- it yields until the user answers. A question still open when its turn ends is answered
+--- `cancelled` and its float closed.
 
 local api = vim.api
 
 local M = {}
 
---- The unified diff text a tool call proposes, or nil when it carries no change.
+---@class dsh.Question
+---@field title string
+---@field options table[]
+---@field answer fun(choice?: table)
+---@field win? integer The float (or split) showing it.
+---@field prev? integer The window the user came from (`:DshAnswer` focus).
+
+---@type dsh.Question[]
+M.pending = {}
+
+--- The text the editor holds for `path` (its buffer when loaded, else the file), or nil.
+---@param path string absolute
+---@return string?
+local function current_text(path)
+  local bufnr = vim.fn.bufnr(path)
+  if bufnr > 0 and api.nvim_buf_is_loaded(bufnr) then
+    local lines = api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    local eol = vim.bo[bufnr].eol or vim.bo[bufnr].fixeol
+    return table.concat(lines, '\n') .. (eol and '\n' or '')
+  end
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+---@param path string as the server sent it (absolute or workspace-relative)
+---@return string
+local function absolute(path)
+  if path:sub(1, 1) == '/' then
+    return path
+  end
+  local client = require('dsh.client').get()
+  local root = client and client.root_dir or vim.fn.getcwd()
+  return root .. '/' .. path
+end
+
+--- A unified diff of `old` → `new` without the "\ No newline at end of file" noise.
+---@param old string
+---@param new string
+---@return string
+local function unified(old, new)
+  local function ended(s)
+    return (s == '' or s:sub(-1) == '\n') and s or (s .. '\n')
+  end
+  return vim.diff(ended(old), ended(new), { result_type = 'unified', ctxlen = 3 }) --[[@as string]]
+end
+
+--- The unified diff text a tool call proposes, or nil when it carries no change. Each file's
+--- fragments (`old_string` → `new_string`) are applied to the text the editor holds, so the
+--- hunks carry the file's real line numbers; a fragment not found there is shown alone.
 ---@param tool table toolCall of the request
 ---@return string?
 function M.diff_text(tool)
-  local chunks = {}
+  local order, files = {}, {}
+  local function file(path)
+    if not files[path] then
+      local text = current_text(absolute(path))
+      files[path] = { base = text, text = text, loose = {} }
+      order[#order + 1] = path
+    end
+    return files[path]
+  end
   for _, item in ipairs(type(tool.content) == 'table' and tool.content or {}) do
-    if item.type == 'diff' and item.newText then
-      local path = require('dsh.client').relative(item.path or '?')
-      local old = item.oldText ~= vim.NIL and item.oldText or ''
-      local body = vim.diff(old, item.newText, { result_type = 'unified', ctxlen = 3 })
-      chunks[#chunks + 1] = string.format('--- a/%s\n+++ b/%s\n%s', path, path, body)
+    if item.type == 'diff' and type(item.newText) == 'string' then
+      local f = file(item.path or '?')
+      local old = item.oldText ~= vim.NIL and item.oldText or nil
+      if old == nil then
+        f.text = item.newText -- a whole-file write
+      elseif f.text then
+        local s, e = f.text:find(old, 1, true)
+        if s then
+          f.text = f.text:sub(1, s - 1) .. item.newText .. f.text:sub(e + 1)
+        else
+          f.loose[#f.loose + 1] = unified(old, item.newText)
+        end
+      else
+        f.loose[#f.loose + 1] = unified(old, item.newText)
+      end
     end
   end
   local raw = type(tool.rawInput) == 'table' and tool.rawInput or {}
-  if #chunks == 0 and type(raw.old_string) == 'string' and type(raw.new_string) == 'string' then
-    local path = type(raw.path) == 'string' and raw.path or '?'
-    local body =
-      vim.diff(raw.old_string .. '\n', raw.new_string .. '\n', { result_type = 'unified' })
-    chunks[#chunks + 1] = string.format('--- a/%s\n+++ b/%s\n%s', path, path, body)
+  if #order == 0 and type(raw.old_string) == 'string' and type(raw.new_string) == 'string' then
+    local f = file(type(raw.path) == 'string' and raw.path or raw.file_path or '?')
+    f.loose[#f.loose + 1] = unified(raw.old_string, raw.new_string)
+  end
+  local chunks = {}
+  for _, path in ipairs(order) do
+    local f = files[path]
+    local shown = require('dsh.client').relative(absolute(path))
+    local body = (f.text ~= f.base) and unified(f.base or '', f.text) or ''
+    body = body .. table.concat(f.loose)
+    if body ~= '' then
+      chunks[#chunks + 1] = string.format('--- a/%s\n+++ b/%s\n%s', shown, shown, body)
+    end
   end
   if #chunks == 0 then
     return nil
   end
-  return table.concat(chunks, '\n')
+  return (table.concat(chunks, '\n'):gsub('\n$', ''))
 end
 
---- Show `text` in a diff preview window; returns the function that closes it.
----@param text string
----@param title string
----@return fun()
-function M.preview(text, title)
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
+--- The option lines of a question: `[1] Allow once  [2] …`.
+---@param options table[]
+---@return string
+local function option_line(options)
+  local parts = {}
+  for i, option in ipairs(options) do
+    parts[#parts + 1] = string.format('[%d] %s', i, option.name or option.optionId)
   end
+  return table.concat(parts, '  ')
+end
+
+--- Show `lines` in a window that does not take focus; returns it.
+---@param lines string[]
+---@param title string
+---@param filetype string
+---@return integer win
+local function show(lines, title, filetype)
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].filetype = 'diff'
+  vim.bo[buf].filetype = filetype
   vim.bo[buf].modifiable = false
   vim.bo[buf].bufhidden = 'wipe'
   local win
   if require('dsh.config').options.window.diff == 'split' then
     local prev = api.nvim_get_current_win()
-    vim.cmd('botright split')
+    vim.cmd('noautocmd botright split')
     win = api.nvim_get_current_win()
     api.nvim_win_set_buf(win, buf)
     api.nvim_win_set_height(win, math.min(#lines, math.floor(vim.o.lines * 0.4)) + 1)
-    api.nvim_set_current_win(prev)
+    vim.cmd('noautocmd call nvim_set_current_win(' .. prev .. ')')
   else
     local width = math.min(math.max(40, vim.o.columns - 8), 120)
     local height = math.max(1, math.min(#lines, math.floor(vim.o.lines * 0.6)))
@@ -69,8 +163,19 @@ function M.preview(text, title)
       border = 'rounded',
       title = ' ' .. title .. ' ',
       style = 'minimal',
+      focusable = true,
     })
   end
+  return win
+end
+
+--- Show `text` in a diff preview window (not focused); returns the function that closes it.
+---@param text string
+---@param title string
+---@return fun()
+function M.preview(text, title)
+  local lines = vim.split(text, '\n', { plain = true })
+  local win = show(lines, title, 'diff')
   vim.w[win].dsh_diff_preview = true
   return function()
     if api.nvim_win_is_valid(win) then
@@ -79,31 +184,116 @@ function M.preview(text, title)
   end
 end
 
---- Ask the user through `vim.ui.select`; yields the running coroutine until answered.
----@param options table[]
+--- Close `q`'s window and give the user their window back if `:DshAnswer` moved them.
+---@param q dsh.Question
+local function dismiss(q)
+  for i, other in ipairs(M.pending) do
+    if other == q then
+      table.remove(M.pending, i)
+      break
+    end
+  end
+  local here = api.nvim_get_current_win()
+  if q.win and api.nvim_win_is_valid(q.win) then
+    api.nvim_win_close(q.win, true)
+  end
+  if q.prev and here == q.win and api.nvim_win_is_valid(q.prev) then
+    api.nvim_set_current_win(q.prev)
+  end
+end
+
+--- Ask in a float that does not take focus (see the module doc).
+---@param q dsh.Question
+---@param diff? string
+local function ask_in_float(q, diff)
+  local lines = diff and vim.split(diff, '\n', { plain = true }) or {}
+  if #lines > 0 then
+    lines[#lines + 1] = ''
+  end
+  lines[#lines + 1] = 'dsh: allow ' .. q.title .. '?'
+  lines[#lines + 1] = option_line(q.options) .. '   (:DshAnswer)'
+  q.win = show(lines, 'dsh: ' .. q.title, diff and 'diff' or 'text')
+  vim.w[q.win].dsh_diff_preview = diff ~= nil
+  vim.w[q.win].dsh_question = true
+  local buf = api.nvim_win_get_buf(q.win)
+  for i, option in ipairs(q.options) do
+    vim.keymap.set('n', tostring(i), function()
+      q.answer(option)
+    end, { buffer = buf, nowait = true, desc = 'dsh: ' .. (option.name or option.optionId) })
+  end
+  vim.keymap.set('n', 'q', function()
+    if q.prev and api.nvim_win_is_valid(q.prev) then
+      api.nvim_set_current_win(q.prev)
+    end
+  end, { buffer = buf, nowait = true, desc = 'dsh: back (the question stays open)' })
+  pcall(api.nvim_win_set_cursor, q.win, { #lines, 0 })
+  vim.cmd('redraw')
+  local short = 'dsh: ' .. q.title .. ' waits for your answer (:DshAnswer)'
+  api.nvim_echo({ { short:sub(1, math.max(10, vim.o.columns - 12)), 'WarningMsg' } }, false, {})
+end
+
+--- Ask through `vim.ui.select` at once, with the preview drawn first.
+---@param q dsh.Question
+---@param diff? string
 ---@param prompt string
----@return table? choice
-local function choose(options, prompt)
-  local co = coroutine.running()
-  local answered, waiting, choice = false, false, nil
-  vim.ui.select(options, {
+local function ask_in_select(q, diff, prompt)
+  if diff then
+    q.win = show(vim.split(diff, '\n', { plain = true }), q.title, 'diff')
+    vim.w[q.win].dsh_diff_preview = true
+  end
+  vim.cmd('redraw')
+  vim.ui.select(q.options, {
     prompt = prompt,
     kind = 'dsh.permission',
     format_item = function(option)
       return option.name or option.optionId
     end,
   }, function(item)
-    answered, choice = true, item
-    if waiting then
-      coroutine.resume(co)
-    end
+    q.answer(item)
   end)
-  if not answered then
-    assert(co, 'dsh: permission requests must be handled in a coroutine')
-    waiting = true
-    coroutine.yield()
+end
+
+--- `:DshAnswer [n|optionId]`: answer the oldest open question, or go to it.
+---@param arg? string
+function M.answer_command(arg)
+  local q = M.pending[1]
+  if not q then
+    vim.notify('dsh: no question is waiting', vim.log.levels.INFO)
+    return
   end
-  return choice
+  if arg and arg ~= '' then
+    for i, option in ipairs(q.options) do
+      if tostring(i) == arg or option.optionId == arg then
+        return q.answer(option)
+      end
+    end
+    vim.notify(
+      'dsh: no option ' .. arg .. ' (' .. option_line(q.options) .. ')',
+      vim.log.levels.WARN
+    )
+    return
+  end
+  if q.win and api.nvim_win_is_valid(q.win) then
+    q.prev = api.nvim_get_current_win()
+    api.nvim_set_current_win(q.win)
+    return
+  end
+  vim.ui.select(q.options, {
+    prompt = 'dsh: allow ' .. q.title .. '?',
+    kind = 'dsh.permission',
+    format_item = function(option)
+      return option.name or option.optionId
+    end,
+  }, function(item)
+    q.answer(item)
+  end)
+end
+
+--- Answer every open question `cancelled` (their turn ended).
+function M.cancel_all()
+  for _, q in ipairs(vim.list_slice(M.pending)) do
+    q.answer(nil)
+  end
 end
 
 --- Handler for `dsh/requestPermission`; returns `{outcome = …}`.
@@ -115,18 +305,45 @@ function M.handler(_, params)
   local turn = client.state.turn
   local tool = params.toolCall or {}
   local title = tool.title or tool.kind or 'tool call'
-  local close = function() end
-  local diff = (tool.kind == 'edit' or tool.kind == 'delete' or tool.kind == 'move')
-    and M.diff_text(tool)
-  if diff then
-    close = M.preview(diff, title)
-  end
+  local ok_diff, diff = pcall(function()
+    return (tool.kind == 'edit' or tool.kind == 'delete' or tool.kind == 'move')
+        and M.diff_text(tool)
+      or nil
+  end)
+  diff = ok_diff and diff or nil
   local why = type(params.reason) == 'string' and (' (' .. params.reason .. ')') or ''
-  local ok, choice = pcall(choose, params.options or {}, 'dsh: allow ' .. title .. why .. '?')
-  close()
+  local co = coroutine.running()
+  local answered, waiting, choice = false, false, nil
+  ---@type dsh.Question
+  local q = { title = title, options = params.options or {} }
+  q.answer = function(item)
+    if answered then
+      return
+    end
+    answered, choice = true, item
+    dismiss(q)
+    if waiting then
+      coroutine.resume(co)
+    end
+  end
+  M.pending[#M.pending + 1] = q
+  local mode = require('dsh.config').options.permissions.prompt
+  local ok, err = pcall(function()
+    if mode == 'select' then
+      ask_in_select(q, diff, 'dsh: allow ' .. title .. why .. '?')
+    else
+      ask_in_float(q, diff)
+    end
+  end)
   if not ok then
-    vim.notify('dsh: permission prompt failed: ' .. tostring(choice), vim.log.levels.ERROR)
+    dismiss(q)
+    vim.notify('dsh: permission prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
     return { outcome = { outcome = 'cancelled' } }
+  end
+  if not answered then
+    assert(co, 'dsh: permission requests must be handled in a coroutine')
+    waiting = true
+    coroutine.yield()
   end
   if choice == nil or client.state.turn ~= turn then
     return { outcome = { outcome = 'cancelled' } }

@@ -97,7 +97,7 @@ function M.session_label(session)
   return string.format('%s  %s', when, title)
 end
 
---- Pick a session with `vim.ui.select` and resume it.
+--- Pick a session with `vim.ui.select`, open the chat and resume it there.
 ---@param cb? fun(result?: table, err?: string)
 function M.pick(cb)
   M.list(function(sessions, err)
@@ -115,6 +115,12 @@ function M.pick(cb)
       format_item = M.session_label,
     }, function(choice)
       if choice then
+        -- Show the replay: open the chat (the focus stays where the user is).
+        local prev = vim.api.nvim_get_current_win()
+        require('dsh.chat').open()
+        if vim.api.nvim_win_is_valid(prev) then
+          vim.api.nvim_set_current_win(prev)
+        end
         M.resume(choice.sessionId, cb)
       elseif cb then
         cb(nil, 'no session chosen')

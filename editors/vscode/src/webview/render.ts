@@ -8,6 +8,7 @@
  * `textContent`; buttons carry `data-action` attributes handled by one delegated listener.
  */
 
+import { lineDiff, optionStyle, relativeText } from '../core/lineDiff';
 import { IncrementalMarkdown, renderInline } from '../core/markdown';
 import type { ContentBlock, ToolCallContent, Usage } from '../core/protocol';
 import type { ChatItem, ChatState } from '../core/viewModel';
@@ -62,9 +63,7 @@ function linkLabel(block: Extract<ContentBlock, { type: 'resource_link' }>): str
 
 function miniDiff(oldText: string | null | undefined, newText: string): HTMLElement {
   const pre = el('pre', 'mini-diff');
-  const lines: [string, string][] = [];
-  for (const line of (oldText ?? '').split('\n')) if (oldText) lines.push(['del', `- ${line}`]);
-  for (const line of newText.split('\n')) lines.push(['add', `+ ${line}`]);
+  const lines = lineDiff(oldText, newText);
   for (const [kind, text] of lines.slice(0, DIFF_LINES)) pre.append(el('span', kind, `${text}\n`));
   if (lines.length > DIFF_LINES) pre.append(el('span', 'more', `… ${lines.length - DIFF_LINES} more lines`));
   return pre;
@@ -77,17 +76,32 @@ export function displayPath(path: string, cwd: string | undefined): string {
   return path.startsWith(base) ? path.slice(base.length) : path;
 }
 
-function renderToolContent(container: HTMLElement, itemId: string, content: readonly ToolCallContent[], cwd: string | undefined): void {
+interface ContentOptions {
+  /** Text parts (what the model was sent) go in a collapsed "Output". */
+  readonly folded?: boolean;
+  /** Diffs show as their path and "Show diff" only (another card shows the lines). */
+  readonly diffHeadsOnly?: boolean;
+}
+
+function renderToolContent(container: HTMLElement, itemId: string, content: readonly ToolCallContent[], cwd: string | undefined, options: ContentOptions = {}): void {
   let diffIndex = 0;
   for (const part of content) {
     if (part.type === 'text') {
-      if (part.text.trim() !== '') container.append(el('pre', 'tool-text', truncated(part.text)));
+      if (part.text.trim() === '') continue;
+      const text = el('pre', 'tool-text', truncated(relativeText(part.text, cwd)));
+      if (options.folded === true) {
+        // what the model was sent (a file's text): out of the way unless asked for
+        const details = el('details', 'tool-output');
+        details.append(el('summary', '', 'Output'), text);
+        container.append(details);
+      } else container.append(text);
       continue;
     }
     const block = el('div', 'diff');
     const head = el('div', 'diff-head');
     head.append(el('span', 'diff-path', displayPath(part.path, cwd)), button('Show diff', 'showDiff', { item: itemId, index: diffIndex++ }, 'small'));
-    block.append(head, miniDiff(part.oldText, part.newText));
+    block.append(head);
+    if (options.diffHeadsOnly !== true) block.append(miniDiff(part.oldText, part.newText));
     container.append(block);
   }
 }
@@ -223,7 +237,7 @@ export class ChatRenderer {
       }
       body.append(locations);
     }
-    renderToolContent(body, item.id, call.content, this.cwd);
+    renderToolContent(body, item.id, call.content, this.cwd, { folded: call.toolKind === 'read' });
     if (call.content.length === 0 && call.rawInput !== undefined) {
       const details = el('details', 'raw-input');
       details.append(el('summary', '', 'Input'), el('pre', '', truncated(JSON.stringify(call.rawInput, null, 2))));
@@ -237,15 +251,18 @@ export class ChatRenderer {
     const head = el('div', 'card-head');
     head.append(el('span', 'status-icon', '?'), el('span', 'title', `Allow: ${item.toolCall.title}`), el('span', `badge kind-${item.toolCall.toolKind}`, item.toolCall.toolKind));
     const body = el('div', 'card-body');
-    renderToolContent(body, item.id, item.toolCall.content ?? [], this.cwd);
-    if ((item.toolCall.content ?? []).length === 0 && item.toolCall.rawInput !== undefined) {
+    const content = item.toolCall.content ?? [];
+    // the tool card above shows the change's lines: here only its files and "Show diff"
+    const repeated = content.some((part) => part.type === 'diff');
+    renderToolContent(body, item.id, content, this.cwd, { diffHeadsOnly: repeated });
+    if (repeated) body.append(el('div', 'see-above', 'The change is shown in the card above.'));
+    if (content.length === 0 && item.toolCall.rawInput !== undefined) {
       body.append(el('pre', 'tool-text', truncated(JSON.stringify(item.toolCall.rawInput, null, 2))));
     }
     const actions = el('div', 'card-actions');
     if (item.status === 'pending') {
       for (const option of item.options) {
-        const primary = option.kind.startsWith('allow');
-        actions.append(button(option.name, 'answer', { request: item.requestId, option: option.optionId }, primary ? 'primary' : 'secondary'));
+        actions.append(button(option.name, 'answer', { request: item.requestId, option: option.optionId }, optionStyle(option.kind)));
       }
     } else {
       const chosen = item.options.find((option) => option.optionId === item.optionId);

@@ -227,6 +227,8 @@ try {
 
   const allow = await chat.waitForSelector('.item-permission.permission-pending button[data-option="allow_once"]');
   checks.approvalCard = true;
+  const primary = await chat.$$eval('.item-permission.permission-pending button.primary', (buttons) => buttons.map((b) => b.dataset.option));
+  checks.onlyAllowOncePrimary = JSON.stringify(primary) === '["allow_once"]';
   log('approval card shown');
   await chat.click('.item-permission button[data-action="showDiff"]');
   await page.waitForSelector('.monaco-diff-editor');
@@ -252,6 +254,13 @@ try {
   checks.bufferEdited = text.includes('y = 20') && text.includes('z = 3');
   checks.bufferStillDirty = (await page.$('.tab.active.dirty')) !== null;
   checks.diskUnchanged = readFileSync(appFile, 'utf8') === onDisk;
+  // The cards as a user reads them: the edit card shows the changed line with its context
+  // (not the whole file removed and re-added), the read card keeps the model-facing text
+  // folded, the approval card does not repeat the lines, only "Allow" is primary (checked while it waits, above).
+  const miniDiff = (await chat.textContent('.item-tool .mini-diff')) ?? '';
+  checks.editCardShowsHunks = miniDiff.includes('- y = 2') && miniDiff.includes('+ y = 20') && !miniDiff.includes('- x = 1');
+  checks.readCardFolded = (await chat.$('.item-tool details.tool-output:not([open])')) !== null;
+  checks.approvalNotRepeated = (await chat.$('.item-permission .mini-diff')) === null;
   await page.screenshot({ path: path.join(opt.results, 'vscode-chat.png') });
 
   // A 5,000-chunk answer: time it and record the webview's long main-thread tasks.
@@ -281,7 +290,7 @@ try {
   await browser?.close().catch(() => undefined);
   cleanup();
 }
-const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'longAnswerRendered'];
+const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered'];
 const failed = required.filter((name) => checks[name] !== true);
 console.log(`${required.length - failed.length} passed, ${failed.length} failed${failed.length ? `: ${failed.join(', ')}` : ''}`);
 process.exit(failed.length ? 1 : 0);

@@ -135,3 +135,33 @@ test('status presentation follows server state, then turn activity', () => {
   assert.equal(presentStatus({ kind: 'error', message: 'boom' }, 'running').severity, 'error');
   assert.match(presentStatus({ kind: 'restarting', attempt: 2, delayMs: 1000, reason: 'exited' }, 'idle').tooltip, /restart 2 in 1 s/);
 });
+
+test('a one-line edit of a file shows as one line removed and one added, with context', async () => {
+  const { lineDiff } = await import('../../src/core/lineDiff.js');
+  const old = 'a\nb\nc\nd\ne\nf\ng\nh\ni\n';
+  const next = 'a\nb\nc\nd\nE\nf\ng\nh\ni\n';
+  assert.deepEqual(lineDiff(old, next, 1), [
+    ['ctx', '  d'],
+    ['del', '- e'],
+    ['add', '+ E'],
+    ['ctx', '  f'],
+  ]);
+  assert.deepEqual(lineDiff('x = 1\ny = 2\nz = 3\n', 'x = 1\ny = 20\nz = 3\n'), [
+    ['ctx', '  x = 1'],
+    ['del', '- y = 2'],
+    ['add', '+ y = 20'],
+    ['ctx', '  z = 3'],
+  ]);
+  assert.deepEqual(lineDiff(null, 'new\n'), [['add', '+ new']]);
+  const two = lineDiff('1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n', '1\nTWO\n3\n4\n5\n6\n7\n8\nNINE\n10\n', 1);
+  assert.deepEqual(two.map(([kind]: readonly [string, string]) => kind), ['ctx', 'del', 'add', 'ctx', 'gap', 'ctx', 'del', 'add', 'ctx']);
+});
+
+test('approval buttons: only "allow once" is primary; card text shows workspace paths relative', async () => {
+  const { optionStyle, relativeText } = await import('../../src/core/lineDiff.js');
+  assert.equal(optionStyle('allow_once'), 'primary');
+  assert.equal(optionStyle('allow_always'), 'secondary');
+  assert.equal(optionStyle('reject_once'), 'secondary');
+  assert.equal(relativeText('<path>/w/src/app.py</path>\n1: x', '/w'), '<path>src/app.py</path>\n1: x');
+  assert.equal(relativeText('/elsewhere/a', '/w'), '/elsewhere/a');
+});

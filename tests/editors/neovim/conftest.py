@@ -1,0 +1,15 @@
+"""The Neovim versions the plugin's tests run on: every test taking ``nvim`` runs once on a
+real 0.11 and once on a real 0.12 (see ``nvim_runner.NEOVIMS``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .nvim_runner import NEOVIMS, nvim_binary
+
+
+@pytest.fixture(scope="session", params=sorted(NEOVIMS))
+def nvim(request: pytest.FixtureRequest) -> str:
+    """The path of the ``nvim`` binary of one tested version (checked by ``--version``)."""
+    version: str = request.param
+    return nvim_binary(version)
