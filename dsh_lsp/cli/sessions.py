@@ -14,13 +14,25 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 import anyio
 
-from dsh_lsp.llm import JsonValue, SessionId
-from dsh_lsp.session import JsonlPersistence, SessionError, SessionEvent, default_sessions_dir
+from dsh_lsp.llm import ContentBlock, SessionId, TextBlock
+from dsh_lsp.session import (
+    AssistantMessagePayload,
+    JsonlPersistence,
+    SessionError,
+    SessionEvent,
+    SteeringMessagePayload,
+    ToolCallPayload,
+    TurnCompleted,
+    TurnEndPayload,
+    UserMessagePayload,
+    default_sessions_dir,
+)
 
 
 def sessions_command(args: argparse.Namespace) -> int:
@@ -72,32 +84,25 @@ async def _show(store: JsonlPersistence, session_id: SessionId, out: TextIO) -> 
     return 0
 
 
-def _text(content: JsonValue) -> str:
-    if not isinstance(content, list):
-        return ""
-    return "".join(
-        str(block["text"])
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "text" and "text" in block
-    )
+def _text(content: Sequence[ContentBlock]) -> str:
+    return "".join(block.text for block in content if isinstance(block, TextBlock))
 
 
 def _conversation_line(event: SessionEvent) -> str:
-    data = event.data
-    match event.type:
-        case "user/message" | "steering/message":
-            return f"\n> {_text(data.get('content'))}\n"
-        case "assistant/message":
-            text = _text(data.get("content"))
+    match event.payload:
+        case UserMessagePayload(content=content) | SteeringMessagePayload(content=content):
+            return f"\n> {_text(content)}\n"
+        case AssistantMessagePayload(content=content):
+            text = _text(content)
             return f"{text}\n" if text else ""
-        case "tool/call":
-            return f"→ {data.get('name')} {data.get('arguments')}\n"
-        case "turn/end":
-            reason = data.get("reason")
-            kind = reason.get("kind") if isinstance(reason, dict) else None
-            return "" if kind == "completed" else f"(turn ended: {kind})\n"
-        case _:
+        case ToolCallPayload(name=name, arguments=arguments):
+            return f"→ {name} {arguments}\n"
+        case TurnEndPayload(reason=TurnCompleted()):
             return ""
+        case TurnEndPayload(reason=reason):
+            return f"(turn ended: {reason.kind})\n"
+        case _:
+            return ""  # other events, plugin payloads included, are not part of the conversation
 
 
 async def _delete(store: JsonlPersistence, ids: list[str], out: TextIO) -> int:

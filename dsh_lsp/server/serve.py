@@ -90,7 +90,11 @@ async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None, max_message_
                 connection: Connection = await open_stdio()
             else:
                 connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-            early = await answer_initialize(connection, max_message_bytes=max_message_bytes)
+            early = await _first_message(connection, max_message_bytes)
+            if early is None:  # stopped by a signal before the client said anything
+                with anyio.CancelScope(shield=True):
+                    await connection.aclose()
+                return 0
             from .handlers import build_server  # pygls and lsprotocol load here
 
             server = build_server(kernel.context, load_plugins)
@@ -113,6 +117,31 @@ async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None, max_message_
     finally:
         gc.enable()
     return code
+
+
+async def _first_message(connection: Connection, max_message_bytes: int) -> EarlyStart | None:
+    """``answer_initialize`` with the stop signals already handled (a server started by hand
+    waits here until its first message); None when one of them arrived first."""
+    early: EarlyStart | None = None
+    async with anyio.create_task_group() as group:
+
+        async def answer() -> None:
+            nonlocal early
+            early = await answer_initialize(connection, max_message_bytes=max_message_bytes)
+            group.cancel_scope.cancel()
+
+        async def watch_signals(*, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
+            with anyio.open_signal_receiver(*STOP_SIGNALS) as received:
+                task_status.started()
+                async for number in received:
+                    _log.info("received %s before the first message: stopping", number.name)
+                    group.cancel_scope.cancel()
+                    return
+
+        await group.start(watch_signals)
+        _log.debug("stop signals are handled from here on")
+        group.start_soon(answer)
+    return early
 
 
 async def _collect_after_start(server: DshLanguageServer) -> None:

@@ -40,8 +40,9 @@ def test_ctrl_c_while_it_starts_exits_cleanly(tmp_path: Path) -> None:
     with _terminal(tmp_path) as term:
         term.read_until(NOTICE)
         term.keys("\x03")
-        # 130 while the command line still loads the server ("interrupted"), 0 once it runs.
-        assert term.wait() in (0, 130), term.output
+        # 130 while the command line still loads the server ("interrupted"), 0 once it runs;
+        # rarely the interpreter reports the interrupt itself (-SIGINT) after the clean stop.
+        assert term.wait() in (0, 130, -signal.SIGINT), term.output
     assert "Traceback" not in term.output
 
 

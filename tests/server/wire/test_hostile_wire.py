@@ -160,7 +160,9 @@ async def test_a_malformed_apply_edit_reply_fails_the_edit_not_the_turn(
         assert (await server.response("p1"))["result"]["stopReason"] == "end_turn"
     last = model.requests()[-1]["messages"][-1]
     assert last["role"] == "tool"
-    assert "the editor could not do it" in last["content"]  # FS_IO_ERROR
+    # the error answer counts as the editor's refusal, with the reason it gave
+    assert "the editor did not apply the edit" in last["content"]
+    assert "malformed reply" in last["content"]
 
 
 async def test_a_message_over_the_set_maximum_is_skipped_and_the_next_answered(
