@@ -322,6 +322,19 @@ H.case('resume: second run', function()
   H.check('answer in the chat', vim.tbl_contains(chat_lines(), 'It was 42.'), chat_lines())
 end)
 
+H.case('a failed turn shows the error and its hint in the chat', function()
+  boot({ model = { base_url = 'https://api.deepseek.com' } })
+  require('dsh').toggle()
+  local turn = ask('hello')
+  record(turn)
+  local err = turn.done and turn.done.error or {}
+  H.eq('the prompt failed with AUTH', type(err.data) == 'table' and err.data.code, 'AUTH')
+  local chat = table.concat(chat_lines(), ' ')
+  H.check('what happened', chat:find('DEEPSEEK_API_KEY is not set', 1, true), chat)
+  H.check('what fixes it', chat:find('dsh.model.apiKeyEnv', 1, true), chat)
+  H.check('then restart', chat:find('restart dsh-lsp', 1, true), chat)
+end)
+
 H.case('checkhealth against the real server', function()
   boot()
   vim.env.DEEPSEEK_API_KEY = 'scripted-key'
