@@ -48,7 +48,13 @@ SERVER_CAPABILITIES: Final[dict[str, Any]] = {
     "cancel": True,
 }
 """``capabilities.experimental.dsh`` of the ``initialize`` result."""
-PLAIN_COMMANDS: Final = ("dsh.newSession", "dsh.prompt", "dsh.cancel", "dsh.resumeLast")
+PLAIN_COMMANDS: Final = (
+    "dsh.newSession",
+    "dsh.prompt",
+    "dsh.cancel",
+    "dsh.resumeLast",
+    "dsh.lastAnswer",
+)
 """The ``workspace/executeCommand`` commands offered to clients without a dsh plugin."""
 PLAIN_CODE_ACTION_KINDS: Final = ("quickfix", "")
 _ENCODINGS: Final = frozenset({"utf-8", "utf-16", "utf-32"})
