@@ -33,7 +33,14 @@ from dsh_lsp.llm import JsonValue
 from .buffers import OpenDocuments
 from .editor_fs import EditCapabilities, edit_capabilities
 from .errors import ServerError
-from .settings import SECTION, DshSettings, SettingsError, merge_settings, parse_settings
+from .settings import (
+    SECTION,
+    DshSettings,
+    ModelSettings,
+    SettingsError,
+    merge_settings,
+    parse_settings,
+)
 from .wire import ClientChannel, ClientFeatures, ClientRequestError, client_features
 
 if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
@@ -81,6 +88,7 @@ class ServerState:
         self._booting = False
         self._bridge: SessionBridge | None = None
         self._failure: DshError | None = None
+        self._loaded: ModelSettings | None = None
 
     def initialize(
         self, params: types.InitializeParams, channel: Callable[[ClientFeatures], ClientChannel]
@@ -126,6 +134,14 @@ class ServerState:
             raise self._failure or ServerError("dsh-lsp did not start")
         return self._bridge
 
+    async def status(self) -> dict[str, str | bool]:
+        """``dsh/status``: the model and endpoint the plugins loaded with (a changed endpoint
+        applies only after a restart), once start-up finished; see ``ModelSettings.status``.
+        Raises the start-up failure (a DshError) like ``bridge``."""
+        await self.bridge()
+        assert self._loaded is not None
+        return self._loaded.status(os.environ)
+
     async def plain_client(self) -> PlainClient:
         """The standard-LSP front end, once start-up finished. Raises like ``bridge``."""
         await self.bridge()
@@ -153,6 +169,7 @@ class ServerState:
                     save_after_turn=lambda: self.settings.edits.save_after_turn,
                 )
                 self._ctx.provide(EDITOR, editor)
+            self._loaded = self.settings.model
             await self._load_plugins(self._ctx, self.settings, self.roots)
             await self._ctx.plugin(
                 ServerBridgePlugin(

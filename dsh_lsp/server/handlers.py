@@ -43,6 +43,7 @@ from .wire import (
     SessionListParams,
     SessionNewParams,
     SessionRefParams,
+    StatusParams,
     dict_params_converter,
     parse_params,
 )
@@ -146,6 +147,12 @@ def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
         request = parse_params(SessionRefParams, params, "dsh/session/resume")
         bridge = await state.bridge()
         return {"sessionId": await bridge.resume(request.session_id)}
+
+    @server.feature("dsh/status")
+    @_translated
+    async def status(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
+        parse_params(StatusParams, params, "dsh/status")
+        return dict(await state.status())
 
     @server.feature("dsh/prompt")
     @_translated

@@ -26,7 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
-from dsh_lsp.llm.deepseek import DEFAULT_MODELS, ModelTimeouts
+from dsh_lsp.llm.deepseek import (
+    DEFAULT_MODELS,
+    DeepSeekConfig,
+    ModelTimeouts,
+    display_url,
+    key_required,
+)
 from dsh_lsp.llm.deepseek import ReasoningEffort as ReasoningEffort  # a settings field's type
 from dsh_lsp.llm.deepseek import Thinking as Thinking  # the settings model's type, named here
 
@@ -87,6 +93,23 @@ class ModelSettings(BaseModel):
             self.reasoning_effort,
             self.timeouts,
         )
+
+    def status(self, environ: Mapping[str, str]) -> dict[str, str | bool]:
+        """What ``dsh/status`` reports: the model name, the resolved base URL (this setting,
+        ``$DEEPSEEK_BASE_URL`` or DeepSeek's, normalised as the adapter uses it, without any
+        ``user:password@``), the key variable and whether it is set and needed. Never the key.
+
+        Raises ``ValueError`` naming ``DEEPSEEK_BASE_URL`` when that variable is not a usable
+        base URL (start-up then failed already).
+        """
+        base_url = DeepSeekConfig(base_url=self.base_url).resolved_base_url(environ)
+        return {
+            "model": self.name,
+            "baseUrl": display_url(base_url),
+            "apiKeyEnv": self.api_key_env,
+            "apiKeySet": bool(environ.get(self.api_key_env)),
+            "apiKeyRequired": key_required(base_url),
+        }
 
 
 class PermissionSettings(BaseModel):

@@ -18,6 +18,7 @@ from .config import DEFAULT_MODELS as DEFAULT_MODELS
 from .config import DeepSeekConfig as DeepSeekConfig
 from .config import ModelTimeouts as ModelTimeouts
 from .endpoint import ReasoningField as ReasoningField
+from .endpoint import display_url as display_url
 from .endpoint import key_required as key_required
 from .endpoint import normalize_base_url as normalize_base_url
 from .http_errors import error_from_payload as error_from_payload
@@ -82,6 +83,7 @@ __all__ = (
     "ThinkTags",
     "Thinking",
     "WireRules",
+    "display_url",
     "drain_body",
     "error_from_payload",
     "error_from_response",

@@ -34,6 +34,7 @@ if _typing.TYPE_CHECKING:
     from .params import SessionListParams as SessionListParams
     from .params import SessionNewParams as SessionNewParams
     from .params import SessionRefParams as SessionRefParams
+    from .params import StatusParams as StatusParams
     from .params import TextContent as TextContent
     from .params import check_storable as check_storable
     from .params import parse_params as parse_params

@@ -82,6 +82,12 @@ class SessionListParams(BaseModel):
     model_config = _STRICT
 
 
+class StatusParams(BaseModel):
+    """``dsh/status``."""
+
+    model_config = _STRICT
+
+
 class SessionRefParams(BaseModel):
     """``dsh/session/resume`` and ``dsh/cancel``."""
 

@@ -8,6 +8,7 @@ import { Approvals } from './approvals';
 import { CHAT_VIEW_ID, ChatView } from './chatView';
 import { DshClient } from './client';
 import { API_KEY_SECRET, registerCommands } from './commands';
+import { Methods } from './core/protocol';
 import { saveDocuments } from './core/saveDocuments';
 import { resolveServerLaunch } from './core/serverCommand';
 import { readClientSettings, readServerSettings } from './core/settings';
@@ -74,7 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, documents),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
-    client.onDidChangeState((state) => status.setServer(state)),
+    client.onDidChangeState((state) => status.setServer(state, () => client.request<unknown>(Methods.status, {}))),
     sessions.onDidChangeModel(() => status.setTurn(sessions.activity())),
     sessions.onDidChangeCurrent(() => status.setTurn(sessions.activity())),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -1,15 +1,17 @@
 /**
  * The status bar item: server state and turn activity at a glance; a click opens the chat.
+ * While the server runs, it shows the model it uses (tooltip: the endpoint), from `dsh/status`.
  * Also keeps the `dsh.turnRunning` context key (used by the cancel keybinding) current.
  */
 
 import * as vscode from 'vscode';
-import { presentStatus, type ServerState, type StatusPresentation, type TurnActivity } from './core/statusModel';
+import { type ModelEndpoint, parseModelEndpoint, presentStatus, type ServerState, type StatusPresentation, type TurnActivity } from './core/statusModel';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private server: ServerState = { kind: 'stopped' };
   private turn: TurnActivity = 'idle';
+  private endpoint: ModelEndpoint | undefined;
 
   constructor(private readonly onPresent: (status: StatusPresentation) => void) {
     this.item = vscode.window.createStatusBarItem('dsh.status', vscode.StatusBarAlignment.Right, 100);
@@ -19,9 +21,20 @@ export class StatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  setServer(state: ServerState): void {
+  /** Show `state`; once running, ask `status` (`dsh/status`) for the model and endpoint. */
+  setServer(state: ServerState, status?: () => Promise<unknown>): void {
     this.server = state;
+    this.endpoint = undefined;
     this.render();
+    if (state.kind !== 'running' || status === undefined) return;
+    status().then(
+      (answer) => {
+        if (this.server !== state) return; // the server changed meanwhile
+        this.endpoint = parseModelEndpoint(answer);
+        this.render();
+      },
+      () => undefined, // an older server without dsh/status: the item shows no model
+    );
   }
 
   setTurn(activity: TurnActivity): void {
@@ -32,7 +45,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const status = presentStatus(this.server, this.turn);
+    const status = presentStatus(this.server, this.turn, this.endpoint);
     this.item.text = status.text;
     this.item.tooltip = status.tooltip;
     this.item.backgroundColor =

@@ -253,3 +253,14 @@ def test_checkhealth_against_the_real_server(
 ) -> None:
     run = _run("checkhealth against the real server", tmp_path, workspace, model, [], nvim)
     run.assert_passed()
+
+
+def test_a_failed_turn_shows_the_error_hint_in_the_chat(
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
+) -> None:
+    """A missing key on a public base URL fails the turn with ``AUTH``; the chat buffer shows
+    the server's message with its hint (the one error-presentation rule, ``user_message``)."""
+    case = "a failed turn shows the error and its hint in the chat"
+    run = _run(case, tmp_path, workspace, model, [], nvim, DEEPSEEK_API_KEY="")
+    run.assert_passed()
+    assert model.requests == []

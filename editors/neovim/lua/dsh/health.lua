@@ -1,5 +1,5 @@
 --- `:checkhealth dsh`: Neovim version, server command and version, API key variable,
---- running client, last server error.
+--- running client with the model and endpoint it uses (`dsh/status`), last server error.
 
 local M = {}
 
@@ -73,6 +73,25 @@ function M.check()
       health.ok('server speaks dsh protocol version ' .. tostring(dsh_caps.version))
     else
       health.warn('the server did not advertise experimental.dsh')
+    end
+    local answer, err = client:request_sync('dsh/status', vim.empty_dict(), 10000)
+    local status = answer and answer.result
+    if status then
+      health.ok('model in use: ' .. status.model)
+      health.ok('endpoint: ' .. status.baseUrl)
+      local variable = '$' .. status.apiKeyEnv
+      if status.apiKeySet then
+        health.ok('server sees API key variable ' .. variable .. ' (set)')
+      elseif status.apiKeyRequired then
+        health.warn('server sees API key variable ' .. variable .. ' not set', {
+          'prompts fail with AUTH: export ' .. status.apiKeyEnv .. ' before starting Neovim',
+        })
+      else
+        health.ok('local endpoint: no API key needed')
+      end
+    else
+      local why = (answer and answer.err) and client_mod.error_text(answer.err) or err
+      health.warn('dsh/status failed: ' .. tostring(why or 'no answer'))
     end
   else
     health.info('no dsh client is running')

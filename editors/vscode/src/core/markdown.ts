@@ -27,6 +27,14 @@ function renderSpans(escaped: string): string {
     .replace(/~~(?=\S)(.+?)~~/g, '<del>$1</del>');
 }
 
+/**
+ * The HTML of a failed turn's error in the chat: its code in bold, then the server's message
+ * as it came, the hint that says what fixes it included (inline Markdown, escaped).
+ */
+export function turnErrorHtml(error: { message: string; code?: string }): string {
+  return renderInline(error.code ? `**${error.code}**: ${error.message}` : error.message);
+}
+
 /** Inline Markdown: code spans, emphasis, links; everything else escaped. */
 export function renderInline(text: string): string {
   let out = '';

@@ -11,6 +11,7 @@ export const Methods = {
   sessionResume: 'dsh/session/resume',
   prompt: 'dsh/prompt',
   cancel: 'dsh/cancel',
+  status: 'dsh/status',
   sessionUpdate: 'dsh/session/update',
   requestPermission: 'dsh/requestPermission',
   saveDocuments: 'dsh/saveDocuments',

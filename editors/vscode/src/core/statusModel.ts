@@ -11,13 +11,46 @@ export type ServerState =
 
 export type TurnActivity = 'idle' | 'running' | 'requires_action';
 
+/** The `dsh/status` answer: the model and endpoint the server uses (never the key). */
+export interface ModelEndpoint {
+  model: string;
+  baseUrl: string;
+  apiKeyEnv: string;
+  apiKeySet: boolean;
+  apiKeyRequired: boolean;
+}
+
+/** `value` as a `ModelEndpoint`, or `undefined` when it is not one (an older server). */
+export function parseModelEndpoint(value: unknown): ModelEndpoint | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.model !== 'string' || typeof v.baseUrl !== 'string' || typeof v.apiKeyEnv !== 'string') return undefined;
+  return { model: v.model, baseUrl: v.baseUrl, apiKeyEnv: v.apiKeyEnv, apiKeySet: v.apiKeySet === true, apiKeyRequired: v.apiKeyRequired !== false };
+}
+
 export interface StatusPresentation {
   text: string;
   tooltip: string;
   severity: 'normal' | 'warning' | 'error';
 }
 
-export function presentStatus(server: ServerState, turn: TurnActivity): StatusPresentation {
+/**
+ * The item for `server` and `turn`; while the server runs, `endpoint` (from `dsh/status`) adds
+ * the model to the text and the endpoint (and a missing key) to the tooltip.
+ */
+export function presentStatus(server: ServerState, turn: TurnActivity, endpoint?: ModelEndpoint): StatusPresentation {
+  const base = presentServer(server, turn);
+  if (server.kind !== 'running' || endpoint === undefined) return base;
+  const missingKey = endpoint.apiKeyRequired && !endpoint.apiKeySet;
+  const key = missingKey ? `\n$${endpoint.apiKeyEnv} is not set: prompts fail until it is` : '';
+  return {
+    text: `${base.text} · ${endpoint.model}`,
+    tooltip: `${base.tooltip}\nmodel ${endpoint.model} at ${endpoint.baseUrl}${key}`,
+    severity: missingKey && base.severity === 'normal' ? 'warning' : base.severity,
+  };
+}
+
+function presentServer(server: ServerState, turn: TurnActivity): StatusPresentation {
   switch (server.kind) {
     case 'stopped':
       return { text: '$(circle-slash) dsh', tooltip: 'dsh: server stopped — click to open the chat', severity: 'normal' };

@@ -9,7 +9,7 @@
  */
 
 import { lineDiff, optionStyle, relativeText } from '../core/lineDiff';
-import { IncrementalMarkdown, renderInline } from '../core/markdown';
+import { IncrementalMarkdown, turnErrorHtml } from '../core/markdown';
 import type { ContentBlock, ToolCallContent, Usage } from '../core/protocol';
 import type { ChatItem, ChatState } from '../core/viewModel';
 
@@ -279,7 +279,7 @@ export class ChatRenderer {
     const children: Node[] = [el('span', 'turn-info', parts.join(' — '))];
     if (item.error) {
       const error = el('div', 'turn-error');
-      error.innerHTML = renderInline(item.error.code ? `**${item.error.code}**: ${item.error.message}` : item.error.message);
+      error.innerHTML = turnErrorHtml(item.error);
       children.unshift(error);
     }
     node.replaceChildren(...children);

@@ -5,7 +5,7 @@ import { RestartPolicy } from '../../src/core/backoff';
 import { coalesce } from '../../src/core/batching';
 import { proposeEdit } from '../../src/core/proposedText';
 import { resolveServerLaunch, whichIn } from '../../src/core/serverCommand';
-import { presentStatus } from '../../src/core/statusModel';
+import { parseModelEndpoint, presentStatus } from '../../src/core/statusModel';
 import { type ChatEvent, EMPTY_STATE, reduceAll } from '../../src/core/viewModel';
 import { parseViewMessage } from '../../src/core/webviewProtocol';
 
@@ -134,6 +134,23 @@ test('status presentation follows server state, then turn activity', () => {
   assert.equal(presentStatus({ kind: 'running' }, 'requires_action').severity, 'warning');
   assert.equal(presentStatus({ kind: 'error', message: 'boom' }, 'running').severity, 'error');
   assert.match(presentStatus({ kind: 'restarting', attempt: 2, delayMs: 1000, reason: 'exited' }, 'idle').tooltip, /restart 2 in 1 s/);
+});
+
+test('the status bar shows the model in use and its tooltip the endpoint (dsh/status)', () => {
+  const answer = { model: 'qwen3-coder', baseUrl: 'http://127.0.0.1:8000/v1', apiKeyEnv: 'DEEPSEEK_API_KEY', apiKeySet: false, apiKeyRequired: false };
+  const endpoint = parseModelEndpoint(answer);
+  assert.deepEqual(endpoint, answer);
+  const shown = presentStatus({ kind: 'running' }, 'idle', endpoint);
+  assert.match(shown.text, /qwen3-coder/);
+  assert.match(shown.tooltip, /model qwen3-coder at http:\/\/127\.0\.0\.1:8000\/v1/);
+  assert.equal(shown.severity, 'normal');
+  const remote = parseModelEndpoint({ ...answer, baseUrl: 'https://api.deepseek.com/v1', apiKeyRequired: true });
+  const missing = presentStatus({ kind: 'running' }, 'idle', remote);
+  assert.match(missing.tooltip, /\$DEEPSEEK_API_KEY is not set/);
+  assert.equal(missing.severity, 'warning');
+  assert.doesNotMatch(presentStatus({ kind: 'starting' }, 'idle', endpoint).text, /qwen3-coder/);
+  assert.equal(parseModelEndpoint({ error: 'x' }), undefined);
+  assert.equal(parseModelEndpoint(null), undefined);
 });
 
 test('a one-line edit of a file shows as one line removed and one added, with context', async () => {

@@ -188,3 +188,23 @@ test('requires_action then running keeps the turn running', () => {
 test('reset empties the model', () => {
   assert.equal(run([up({ kind: 'agent_message_chunk', text: 'x' }), { type: 'reset' }]), EMPTY_STATE);
 });
+
+test('a failed turn renders the server message with its hint (AUTH: the apiKeyEnv hint)', async () => {
+  const { turnErrorHtml } = await import('../../src/core/markdown.js');
+  // What dsh-lsp sends for a missing key on a public base URL (errors.user_message).
+  const message =
+    'the API key variable DEEPSEEK_API_KEY is not set. Set the API key variable (DEEPSEEK_API_KEY, or the one named by ' +
+    'dsh.model.apiKeyEnv or --api-key-env) in the environment dsh-lsp starts from, then restart dsh-lsp.';
+  for (const end of [
+    [up({ kind: 'state_update', state: 'idle', stopReason: 'end_turn', error: { message, code: 'AUTH' } })],
+    [{ type: 'turnFailed', message, code: 'AUTH' } satisfies ChatEvent],
+  ]) {
+    const state = run([{ type: 'userPrompt', content: [{ type: 'text', text: 'hello' }] }, ...end]);
+    const turn = state.items.find((item) => item.type === 'turn');
+    assert.ok(turn?.type === 'turn' && turn.error !== undefined);
+    const html = turnErrorHtml(turn.error);
+    assert.match(html, /^<strong>AUTH<\/strong>: the API key variable DEEPSEEK_API_KEY is not set\./);
+    assert.ok(html.includes('the one named by dsh.model.apiKeyEnv or --api-key-env'), html);
+    assert.ok(html.endsWith('then restart dsh-lsp.'), html);
+  }
+});
