@@ -23,11 +23,13 @@ export interface ServerSettings {
     temperature?: number;
     maxTokens?: number;
     stop?: string[];
+    timeouts?: { connect?: number; firstByte?: number; readIdle?: number; retryBudget?: number };
   };
   permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy };
   edits?: { saveAfterTurn?: boolean };
   maxStepsPerTurn?: number;
   sessionDir?: string;
+  sessionStore?: 'jsonl' | 'sqlite';
 }
 
 type Kind =
@@ -48,12 +50,17 @@ export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
   'model.temperature': { type: 'number', minimum: 0, maximum: 2 },
   'model.maxTokens': { type: 'integer', minimum: 1 },
   'model.stop': { type: 'strings', maxItems: 16 },
+  'model.timeouts.connect': { type: 'number', minimum: 0, maximum: 86_400 },
+  'model.timeouts.firstByte': { type: 'number', minimum: 0, maximum: 86_400 },
+  'model.timeouts.readIdle': { type: 'number', minimum: 0, maximum: 86_400 },
+  'model.timeouts.retryBudget': { type: 'number', minimum: 0, maximum: 86_400 },
   'permissions.edit': { type: 'enum', values: ['allow', 'ask'] },
   'permissions.shell': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'edits.saveAfterTurn': { type: 'boolean' },
   maxStepsPerTurn: { type: 'integer', minimum: 1, maximum: 10_000 },
   sessionDir: { type: 'string', path: true },
+  sessionStore: { type: 'enum', values: ['jsonl', 'sqlite'] },
 };
 
 /** Keys below `dsh.` that only the extension reads (never sent to the server). */
