@@ -2,7 +2,7 @@
 
 ``demo_plan`` is what the demo runs: ``notes.md`` open and changed (unsaved) in the client,
 and a scripted model that reads the file, searches the workspace, edits the file, and
-answers. ``dsh_lsp.server.run_demo`` plays it against the real server, a scripted model
+answers. ``dsh_lsp.server.demo.run_demo`` plays it against the real server, a scripted model
 server and an LSP client; ``run_demo_command`` exits 0 when the turn ended normally and
 edited the file. This is the one production module that imports ``dsh_lsp.testing`` (the
 import contract allows exactly this edge).
@@ -16,7 +16,7 @@ from functools import partial
 
 import anyio
 
-from dsh_lsp.server import DemoPlan, run_demo
+from dsh_lsp.server.demo import DemoPlan, run_demo
 from dsh_lsp.testing import ToolCallSpec, completion, script_to_json, wire_usage
 
 DEMO_NOTES = """# Release checklist

@@ -5,8 +5,8 @@ connection (stdio, or one TCP client, ``TcpAddress``) inside one kernel; the com
 passes the function that loads every other plugin (``LoadPlugins``) and the ``FileSystem``
 provider choice (``load_file_system``); the runner configures logging (``configure_logging``,
 ``LogLevel``), validates settings (``DshSettings``, ``parse_settings``,
-``SettingsError``) and presents errors like the server (``user_message``); ``dsh-lsp demo``
-is ``run_demo`` with a ``DemoPlan``. That is the whole face; each part has its own room,
+``SettingsError``) and presents errors like the server (``user_message``). That is the whole
+face (``dsh-lsp demo`` uses the ``demo`` room's own face); each part has its own room,
 imports pointing down:
 
 - top level: the process entry (``serve``), the LSP handlers (``handlers``), the start-up of
@@ -32,8 +32,6 @@ from ._lazy import lazy_face as _lazy_face
 
 if _typing.TYPE_CHECKING:
     from .boot import LoadPlugins as LoadPlugins
-    from .demo import DemoPlan as DemoPlan
-    from .demo import run_demo as run_demo
     from .editor_fs import load_file_system as load_file_system
     from .errors import user_message as user_message
     from .logs import LogLevel as LogLevel

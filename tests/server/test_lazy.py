@@ -69,7 +69,7 @@ def test_a_face_that_is_not_re_exports_is_refused(
 
 
 def test_the_server_face_is_small_and_loads_no_layer_below() -> None:
-    assert len(dsh_lsp.server.__all__) <= 12  # "about ten names" (issue 13)
+    assert len(dsh_lsp.server.__all__) <= 10
     probe = (
         "import sys, dsh_lsp.server\n"
         "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('dsh_lsp.')}))"

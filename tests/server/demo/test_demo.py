@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from dsh_lsp.cli.demo import demo_plan
-from dsh_lsp.server import run_demo
+from dsh_lsp.server.demo import run_demo
 
 
 def test_the_demo_streams_a_turn_and_prints_the_diff() -> None:
