@@ -13,7 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ def readme_eglot_block() -> str:
     text = README.read_text(encoding="utf-8")
     start = text.index("```elisp\n;; Emacs eglot (tested)") + len("```elisp\n")
     return text[start : text.index("```", start)]
+
+
 EMACS = shutil.which("emacs")
 
 
@@ -61,20 +63,6 @@ def _has_eglot() -> bool:
 
 if not _has_eglot():
     pytest.skip("emacs with eglot is not installed", allow_module_level=True)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
 
 
 def _run(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,20 +65,6 @@ def _tool_messages(request: RecordedRequest) -> list[str]:
 
 def _all_text(request: RecordedRequest) -> str:
     return request.body.decode("utf-8")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
 
 
 def _run(
