@@ -27,6 +27,7 @@ from dsh_lsp.server.errors import TurnRunningError
 from dsh_lsp.server.sessions import BRIDGE, SessionBridge
 from dsh_lsp.server.wire import ClientChannel
 from dsh_lsp.session import ASSISTANT_MESSAGE, SESSION_EVENT, TOOL_CALL, SessionEventNotice
+from dsh_lsp.shell import SHELL_OUTPUT, ShellOutput
 from dsh_lsp.tools import TOOLS, ToolRegistry
 
 from .progress import TurnProgress, progress_message
@@ -36,6 +37,8 @@ _log = logging.getLogger(__name__)
 SHOW_MESSAGE: Final = "window/showMessage"
 LOG_MESSAGE: Final = "window/logMessage"
 ERROR, WARNING, INFO = 1, 2, 3
+LIVE_LINE_CHARS: Final = 120
+"""The longest output line a progress report quotes while a command runs."""
 SUMMARY_CHARS: Final = 200
 """The longest answer shown whole in ``window/showMessage``."""
 
@@ -140,6 +143,15 @@ class PlainClient:
         except Exception:
             _log.exception("progress for event %s of %s failed", event.seq, turn.session_id)
 
+    def on_shell_output(self, update: ShellOutput) -> None:
+        """``SHELL_OUTPUT`` listener: the running command's last output line as progress."""
+        turn = None if update.session_id is None else self._turns.get(update.session_id)
+        if turn is None or turn.progress is None:
+            return
+        lines = [line for line in update.tail.splitlines() if line.strip()]
+        last = lines[-1].strip()[:LIVE_LINE_CHARS] if lines else ""
+        turn.progress.report(f"Running ({update.elapsed_s:.0f}s): {last}" if last else "Running")
+
     async def _run(self, turn: _Turn, content: tuple[ContentBlock, ...], excerpt: str) -> None:
         token = f"dsh-turn-{next(self._counter)}"
         try:
@@ -230,4 +242,5 @@ class PlainClientPlugin(Plugin[None]):
             default_cwd=self._default_cwd,
         )
         ctx.on(SESSION_EVENT, plain.on_session_event)
+        ctx.on(SHELL_OUTPUT, plain.on_shell_output)
         ctx.provide(PLAIN_CLIENT, plain)

@@ -39,13 +39,14 @@ from dsh_lsp.kernel import Context
 from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
 from dsh_lsp.server.errors import ServerError, TurnRunningError, UnknownSessionError
 from dsh_lsp.session import SESSION_PERSISTENCE, SessionError, SessionEventNotice, new_session_id
+from dsh_lsp.shell import ShellOutput
 from dsh_lsp.tools import ToolRegistry
 
 from .outcome import PendingPrompt, PromptResult
 from .session_record import ListEntry, SessionRecord, stored_entry
 from .session_title import session_title
 from .sink import UpdateSink
-from .updates import UpdateTranslator
+from .updates import UpdateTranslator, live_output_update
 
 _log = logging.getLogger(__name__)
 
@@ -227,6 +228,16 @@ class SessionBridge:
                 self._sink.flush(session_id)
         except Exception:
             _log.exception("rendering event %s of session %s failed", notice.event.seq, session_id)
+
+    def on_shell_output(self, output: ShellOutput) -> None:
+        """``SHELL_OUTPUT`` listener: the running command's output tail on its tool card."""
+        session_id = output.session_id
+        if session_id is None or output.call_id is None or session_id not in self._records:
+            return
+        try:
+            self._sink.send(session_id, live_output_update(output))
+        except Exception:
+            _log.exception("live output of %s failed", output.task_id)
 
     def on_status(self, change: StatusChange) -> None:
         """``AGENT_STATUS`` listener: the fallback that settles a prompt from the log when the

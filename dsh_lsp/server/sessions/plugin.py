@@ -2,7 +2,8 @@
 
 Injects ``AGENTS`` and ``TOOLS``. It builds the ``UpdateSink`` (its flusher is a task of this
 plugin's fiber) and the ``SessionBridge`` (provided as ``BRIDGE``), listens to
-``SESSION_EVENT`` and ``agent/status``, provides ``PERMISSIONS`` (``EditorPermissions``)
+``SESSION_EVENT``, ``agent/status`` and ``shell/output`` (live command output on the tool
+card), provides ``PERMISSIONS`` (``EditorPermissions``)
 and registers the ``dsh.permissions`` policy ahead of every other ``tools/pre-execute``
 listener. Unloading it closes the bridge first: turns are cancelled, prompts settled and
 agents disposed while the rest of the kernel still stands.
@@ -18,6 +19,7 @@ from dsh_lsp.kernel import Context, Plugin, ServiceKey
 from dsh_lsp.server.settings import PermissionSettings
 from dsh_lsp.server.wire import ClientChannel
 from dsh_lsp.session import SESSION_EVENT
+from dsh_lsp.shell import SHELL_OUTPUT
 from dsh_lsp.tools import PERMISSIONS, TOOLS, TOOLS_PRE_EXECUTE
 
 from .bridge import SessionBridge
@@ -63,6 +65,7 @@ class ServerBridgePlugin(Plugin[None]):
         ctx.start_soon(sink.run, name="dsh/session/update flusher")
         ctx.on(SESSION_EVENT, bridge.on_session_event)
         ctx.on(AGENT_STATUS, bridge.on_status)
+        ctx.on(SHELL_OUTPUT, bridge.on_shell_output)
         ctx.provide(PERMISSIONS, EditorPermissions(self._channel, sink, bridge.translator))
         ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools), prepend=True)
         ctx.provide(BRIDGE, bridge)

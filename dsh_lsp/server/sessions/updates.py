@@ -19,6 +19,8 @@ event                         update(s)
 ``tool/result``               ``tool_call{completed | failed | cancelled, content}``
 ``todo/write``                ``plan_update{entries}``
 ============================  ==========================================================
+
+Live command output is not a logged event: ``live_output_update`` renders ``shell/output``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from dsh_lsp.llm import (
     block_from_json,
 )
 from dsh_lsp.session import SessionEvent
+from dsh_lsp.shell import ShellOutput
 from dsh_lsp.tools import (
     FileDiff,
     ToolCallView,
@@ -201,6 +204,24 @@ class UpdateTranslator:
             "oldText": diff.old_text,
             "newText": diff.new_text,
         }
+
+
+def live_output_update(output: ShellOutput) -> JsonObject:
+    """The ``tool_call`` update showing a running command's output tail: the card's
+    ``content`` is the tail as text (any client renders it; the result replaces it), and
+    ``terminal`` says how much there is so far."""
+    return tool_call_update(
+        {
+            "toolCallId": output.call_id,
+            "status": "in_progress",
+            "content": [{"type": "text", "text": output.tail}],
+            "terminal": {
+                "taskId": output.task_id,
+                "bytes": output.total_bytes,
+                "elapsedMs": int(output.elapsed_s * 1000),
+            },
+        }
+    )
 
 
 def tool_call_update(card: JsonObject) -> JsonObject:
