@@ -86,6 +86,10 @@ class AppSettings(BaseModel):
     """Appended to the assembled system prompt of every step."""
     strict_invariants: bool = False
     """Raise on a broken log invariant (tests) instead of only logging it."""
+    shell_timeout: float = Field(default=120.0, gt=0)
+    """Seconds a command may run when the model names no timeout."""
+    shell_max_timeout: float = Field(default=600.0, gt=0)
+    """The largest command timeout the model may ask for."""
 
     def agent_options(self) -> AgentOptions:
         """The ``AgentOptions`` every agent of this deployment gets."""
@@ -119,7 +123,11 @@ async def build_kernel_plugins(
     if settings.reasoning_effort is not None:
         deepseek["reasoningEffort"] = settings.reasoning_effort
     sessions = None if settings.session_dir is None else str(settings.session_dir)
-    shell = {"secret_env_names": [settings.api_key_env]}
+    shell = {
+        "secret_env_names": [settings.api_key_env],
+        "default_timeout_s": settings.shell_timeout,
+        "max_timeout_s": max(settings.shell_max_timeout, settings.shell_timeout),
+    }
     await ctx.plugin(InvariantsPlugin, {"strict": settings.strict_invariants})
     await ctx.plugin(LlmPlugin)
     await ctx.plugin(DeepSeekPlugin(environ=environ), deepseek)
@@ -177,7 +185,8 @@ class TerminalPermissions:
         if reply in ("y", "yes"):
             return "allow_once"
         if reply in ("a", "always"):
-            return "allow_always"
+            # "always" for a command would approve every later command, chains included
+            return "allow_once" if exec.name == "bash" else "allow_always"
         return "reject_once"
 
 
@@ -229,6 +238,8 @@ async def load_server_plugins(ctx: Context, settings: DshSettings, roots: tuple[
         thinking=model.thinking,
         session_dir=None if settings.session_dir is None else Path(settings.session_dir),
         max_steps=settings.max_steps_per_turn,
+        shell_timeout=settings.shell.default_timeout,
+        shell_max_timeout=settings.shell.max_timeout,
     )
     environ = dict(os.environ)
     missing = not environ.get(model.api_key_env)

@@ -135,7 +135,7 @@ class ServerState:
         # The layers below the server load here, after ``initialize`` was answered.
         from .editor_fs import EDITOR, ChannelEditor, EditorSetup
         from .plain import PLAIN_CLIENT, PlainClientPlugin
-        from .sessions import BRIDGE, ServerBridgePlugin
+        from .sessions import BRIDGE, ServerBridgePlugin, ShellAllowList, shell_allow_path
 
         try:
             if self.features.configuration:
@@ -159,6 +159,7 @@ class ServerState:
                     options=self.agent_options,
                     permissions=lambda: self.settings.permissions,
                     default_cwd=self.default_cwd,
+                    shell_rules=ShellAllowList(shell_allow_path(self.settings.session_dir)),
                 )
             )
             await self._ctx.plugin(

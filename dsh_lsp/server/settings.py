@@ -65,6 +65,10 @@ class PermissionSettings(BaseModel):
     """File edits: ``allow`` (they stay undoable in the editor) or ``ask`` per call."""
     shell: ShellPolicy = "ask"
     """Command execution tools."""
+    shell_allow: tuple[str, ...] = ()
+    """Command prefixes approved without asking when ``shell`` is ``ask`` (``npm test``,
+    ``pytest``); they approve simple commands only, never chains, pipes or redirections.
+    Prefixes remembered by "always allow" come on top (``dsh/shell/allowedPrefixes``)."""
     read_outside_workspace: ReadOutsidePolicy = "ask"
     """Reads (read, list, glob, grep) of paths outside every workspace folder."""
 
@@ -79,6 +83,17 @@ class EditSettings(BaseModel):
     off: the user saves."""
 
 
+class ShellSettings(BaseModel):
+    """The command tools' limits (``bash``)."""
+
+    model_config = _CONFIG
+
+    default_timeout: float = Field(default=120.0, gt=0, le=86_400)
+    """Seconds a command may run when the model names no timeout."""
+    max_timeout: float = Field(default=600.0, gt=0, le=86_400)
+    """The largest timeout the model may ask for."""
+
+
 class DshSettings(BaseModel):
     """The whole ``dsh`` section."""
 
@@ -87,6 +102,7 @@ class DshSettings(BaseModel):
     model: ModelSettings = Field(default_factory=ModelSettings)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     edits: EditSettings = Field(default_factory=EditSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
     max_steps_per_turn: int = Field(default=64, ge=1, le=10_000)
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)

@@ -15,6 +15,10 @@ Layers, each replaceable on its own:
 
 from __future__ import annotations
 
+from .command_rules import is_compound as is_compound
+from .command_rules import prefix_allows as prefix_allows
+from .command_rules import suggest_prefix as suggest_prefix
+from .command_rules import valid_prefix as valid_prefix
 from .config import ShellConfig as ShellConfig
 from .env import is_secret_name as is_secret_name
 from .env import scrubbed_env as scrubbed_env
@@ -53,6 +57,10 @@ __all__ = (
     "ShellSpec",
     "ShellTask",
     "ShellTasks",
+    "is_compound",
     "is_secret_name",
+    "prefix_allows",
     "scrubbed_env",
+    "suggest_prefix",
+    "valid_prefix",
 )

@@ -25,13 +25,22 @@ prompt; pass flags like `--yes` or `-y` instead) and returns its output and exit
 it to run tests, builds, linters, formatters and git; use `read`/`grep`/`edit` for files, \
 not `cat`, `sed` or `echo >`. Give every call a short `description`. The user may be asked \
 to approve each command, so prefer one clear command over chains of `&&`/`;`. Long \
-outputs are shortened in the middle; page through them with `bash_output` and `offset`. \
-Servers and watchers go to the background (`run_in_background`); read them with \
-`bash_output` and stop them with `bash_kill`. Your edits are saved to disk before a \
-command runs; files a command changes must be read again before you edit them."""
+outputs are shortened in the middle. Servers and watchers go to the background \
+(`run_in_background`); you are told when such a task ends. Your edits are saved to disk \
+before a command runs; files a command changes must be read again before you edit them."""
+
+OUTPUT_TEXT = """\
+Command output: `bash_output` shows what a background task printed since you last looked; \
+with `offset` (and `limit`) it pages through the whole output of any task whose result was \
+shortened."""
+
+KILL_TEXT = """\
+Stopping commands: `bash_kill` stops a background task and everything it started."""
 
 SHELL_SECTIONS: tuple[PromptSection, ...] = (
     PromptSection(name="tool:bash", order=110, text=SHELL_TEXT),
+    PromptSection(name="tool:bash_output", order=111, text=OUTPUT_TEXT),
+    PromptSection(name="tool:bash_kill", order=112, text=KILL_TEXT),
 )
 """The shell's prompt sections, in prompt order."""
 

@@ -45,6 +45,7 @@ from dsh_lsp.tools import ToolRegistry
 from .outcome import PendingPrompt, PromptResult
 from .session_record import ListEntry, SessionRecord, stored_entry
 from .session_title import session_title
+from .shell_rules import ShellAllowList
 from .sink import UpdateSink
 from .updates import UpdateTranslator, live_output_update
 
@@ -78,11 +79,27 @@ class SessionBridge:
         self._records: dict[str, SessionRecord] = {}
         self._opening: dict[str, anyio.Event] = {}
         self._closed = False
+        self.shell_rules = ShellAllowList(None)
+        """The remembered shell prefixes (``ServerBridgePlugin`` sets the persistent one)."""
 
     def translator(self, session_id: str) -> UpdateTranslator | None:
         """The live translator of an open session (permission cards use it)."""
         record = self._records.get(session_id)
         return None if record is None else record.translator
+
+    def allowed_prefixes(self, cwd: str | None, setting: tuple[str, ...]) -> list[JsonValue]:
+        """The prefixes that approve commands in ``cwd`` (default: the first workspace
+        folder): the setting's, then the remembered ones. Never raises."""
+        where = cwd or self._default_cwd()
+        out: list[JsonValue] = [{"prefix": p, "source": "setting"} for p in setting]
+        out += [{"prefix": p, "source": "remembered"} for p in self.shell_rules.prefixes(where)]
+        return out
+
+    def revoke_prefix(self, cwd: str | None, prefix: str) -> bool:
+        """Forget a remembered prefix of ``cwd`` (default: the first workspace folder).
+        Raises OSError when the list cannot be written."""
+        where = cwd or self._default_cwd()
+        return where is not None and self.shell_rules.revoke(where, prefix)
 
     async def new_session(self, cwd: str | None) -> SessionId:
         """Reserve a new session in ``cwd`` (default: the first workspace folder); its first

@@ -25,6 +25,7 @@ from dsh_lsp.tools import PERMISSIONS, TOOLS, TOOLS_PRE_EXECUTE
 from .bridge import SessionBridge
 from .permissions import EditorPermissions
 from .policy import permission_policy
+from .shell_rules import ShellAllowList
 from .sink import UpdateSink
 
 BRIDGE: ServiceKey[SessionBridge] = ServiceKey("lsp-bridge")
@@ -44,11 +45,13 @@ class ServerBridgePlugin(Plugin[None]):
         options: Callable[[], AgentOptions],
         permissions: Callable[[], PermissionSettings],
         default_cwd: Callable[[], str | None],
+        shell_rules: ShellAllowList | None = None,
     ) -> None:
         self._channel = channel
         self._options = options
         self._permissions = permissions
         self._default_cwd = default_cwd
+        self.shell_rules = shell_rules or ShellAllowList(None)
 
     async def apply(self, ctx: Context, config: None) -> None:
         """Wire the bridge; everything registered here leaves with this plugin."""
@@ -66,7 +69,9 @@ class ServerBridgePlugin(Plugin[None]):
         ctx.on(SESSION_EVENT, bridge.on_session_event)
         ctx.on(AGENT_STATUS, bridge.on_status)
         ctx.on(SHELL_OUTPUT, bridge.on_shell_output)
-        ctx.provide(PERMISSIONS, EditorPermissions(self._channel, sink, bridge.translator))
-        ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools), prepend=True)
+        rules = self.shell_rules
+        bridge.shell_rules = rules
+        ctx.provide(PERMISSIONS, EditorPermissions(self._channel, sink, bridge.translator, rules))
+        ctx.on(TOOLS_PRE_EXECUTE, permission_policy(self._permissions, tools, rules), prepend=True)
         ctx.provide(BRIDGE, bridge)
         ctx.effect(lambda: bridge.aclose)

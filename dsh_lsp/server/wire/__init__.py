@@ -32,6 +32,8 @@ if _typing.TYPE_CHECKING:
     from .params import SessionListParams as SessionListParams
     from .params import SessionNewParams as SessionNewParams
     from .params import SessionRefParams as SessionRefParams
+    from .params import ShellPrefixesParams as ShellPrefixesParams
+    from .params import ShellRevokeParams as ShellRevokeParams
     from .params import TextContent as TextContent
     from .params import parse_params as parse_params
     from .protocol import DshProtocol as DshProtocol
