@@ -7,6 +7,11 @@ tool error. With ``run_in_background`` it returns a task id at once; the task's 
 injected into the conversation. ``bash_output`` returns what a task printed since the last
 look (or a page of the whole output with ``offset``); ``bash_kill`` stops a task.
 Cancelling the turn while ``bash`` waits stops the command's whole process group.
+
+Around each command: ``shell/before-run`` (a front end saves the agent's unsaved editor
+buffers, or answers notes naming files that differ on disk) and, afterwards, every file the
+session had read that the command changed becomes unread for the read-before-edit policy
+(``FS_OBSERVATIONS``), and the result names them.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from dsh_lsp.fs_tools import FS, FS_OBSERVATIONS, FsError
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import JsonObject, JsonValue, TextBlock
 from dsh_lsp.tools import (
@@ -149,6 +155,13 @@ def bash_tool(deps: ShellDeps) -> ToolDefinition:
             deps.tasks.forget(task)
             raise
         deps.ctx.emit_contained(SHELL_AFTER_RUN, intent)
+        changed = await forget_changed(deps.ctx, execution.session)
+        if changed:
+            notes = (
+                *notes,
+                "Changed on disk while the command ran (read them again before editing): "
+                + ", ".join(changed),
+            )
         text = result_text(task, notes)
         meta = result_meta(task)
         if not task.output.spilled:
@@ -193,6 +206,27 @@ def bash_tool(deps: ShellDeps) -> ToolDefinition:
         present_call=present_call,
         present_result=present_result,
     )
+
+
+async def forget_changed(ctx: Context, owner: object | None) -> tuple[str, ...]:
+    """Make every file ``owner`` has read whose version changed since unread again (the
+    read-before-edit policy then asks for a fresh read); returns their display paths.
+    Does nothing without the policy memory or a file system. Never raises."""
+    observed = ctx.get(FS_OBSERVATIONS)
+    fs = ctx.get(FS)
+    if observed is None or fs is None or owner is None:
+        return ()
+    changed: list[str] = []
+    for key, version in observed.seen(owner):
+        try:
+            target = await fs.resolve(key)
+            info = await fs.stat(target)
+        except FsError:
+            info, target = None, None
+        if info is None or info.version != version:
+            observed.forget(owner, key)
+            changed.append(key if target is None else target.display_path)
+    return tuple(changed)
 
 
 async def _no_notes() -> tuple[str, ...]:
