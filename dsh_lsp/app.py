@@ -4,8 +4,8 @@ It is the only module allowed to import :mod:`dsh_lsp.agent_loop` (import-linter
 this), so the loop stays one swappable plugin. ``build_kernel_plugins`` loads the default set
 into a kernel from ``AppSettings``: invariants, the model service with the DeepSeek adapter,
 the session store with JSONL persistence, tools, the file tools with their policy and search,
-the shell (``bash``; the API key variable is scrubbed from commands), the agent registry and
-the agent loop. The language server and the headless runner
+the shell (``bash``; the API key variable is scrubbed from commands), the plan tool
+(``todo_write``), the agent registry and the agent loop. The language server and the headless runner
 (``dsh-lsp run``) both start from it; each front end then loads the one ``FileSystem``
 provider it wants (the runner: ``LocalFileSystemPlugin`` confined to ``--cwd``; the server:
 the local or the editor-backed provider) and, for the runner, ``TerminalApprovalPlugin``
@@ -40,6 +40,7 @@ from dsh_lsp.server import DemoPlan, DshSettings, load_file_system
 from dsh_lsp.session import JsonlPersistencePlugin, PersistenceCoordinatorPlugin, SessionPlugin
 from dsh_lsp.shell import ShellPlugin
 from dsh_lsp.testing import ToolCallSpec, completion, script_to_json, wire_usage
+from dsh_lsp.todo import TodoPlugin
 from dsh_lsp.tools import (
     PERMISSIONS,
     TOOLS,
@@ -139,6 +140,7 @@ async def build_kernel_plugins(
     await ctx.plugin(FsPolicyPlugin)
     await ctx.plugin(FsToolsPlugin)
     await ctx.plugin(ShellPlugin(environ=None if environ is None else lambda: environ), shell)
+    await ctx.plugin(TodoPlugin)
     await ctx.plugin(AgentsPlugin)
     await ctx.plugin(AgentLoopPlugin)
 

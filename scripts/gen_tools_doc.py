@@ -25,6 +25,7 @@ from dsh_lsp.fs_tools.local import LocalFileSystemPlugin, LocalSearchPlugin
 from dsh_lsp.kernel import Kernel, Plugin
 from dsh_lsp.llm import JsonValue, ToolSchema
 from dsh_lsp.shell import ShellPlugin
+from dsh_lsp.todo import TodoPlugin
 from dsh_lsp.tools import SYSTEM_PROMPT, TOOLS, PromptSection, ToolsPlugin, section_text
 
 DOC_PATH = Path("docs/tools.md")
@@ -39,6 +40,7 @@ TOOL_PLUGINS: tuple[type[Plugin[Any]], ...] = (
     FsPolicyPlugin,
     FsToolsPlugin,
     ShellPlugin,
+    TodoPlugin,
 )
 """Plugins loaded (after ``ToolsPlugin`` and ``LocalFileSystemPlugin``) to fill the registry."""
 

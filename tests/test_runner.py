@@ -83,6 +83,7 @@ def test_streams_reasoning_and_text_and_prints_the_session(tmp_path: Path, works
         "list",
         "multi_edit",
         "read",
+        "todo_write",
         "write",
     ]
     assert server.requests[0].headers["authorization"] == "Bearer dummy-key"

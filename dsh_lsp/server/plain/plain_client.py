@@ -7,7 +7,8 @@ session per connection (made by ``dsh.newSession`` or ``dsh.resumeLast``, or on 
 prompt) and runs each prompt as a background task of its plugin, so the command answers at
 once (eglot and Helix block or time out on long requests). While the turn runs, a
 cancellable work-done progress shows what it does; cancelling that progress (or
-``dsh.cancel``) cancels the turn. When it ends, the answer's first line goes to
+``dsh.cancel``) cancels the turn; the plan (``todo_write``) goes to ``window/logMessage``
+and its current item into the progress. When it ends, the answer's first line goes to
 ``window/showMessage`` and the whole answer to ``window/logMessage``; approvals arrive as
 ``window/showMessageRequest`` (``permissions``).
 """
@@ -28,6 +29,7 @@ from dsh_lsp.server.sessions import BRIDGE, SessionBridge
 from dsh_lsp.server.wire import ClientChannel
 from dsh_lsp.session import ASSISTANT_MESSAGE, SESSION_EVENT, TOOL_CALL, SessionEventNotice
 from dsh_lsp.shell import SHELL_OUTPUT, ShellOutput
+from dsh_lsp.todo import TODO_WRITE, checklist
 from dsh_lsp.tools import TOOLS, ToolRegistry
 
 from .progress import TurnProgress, progress_message
@@ -136,12 +138,28 @@ class PlainClient:
                 name = str(event.data.get("name"))
                 view = self._tools.present_call(name, _arguments(event.data.get("arguments")))
                 turn.progress.report(progress_message(view, turn.cwd))
+            elif event.type == TODO_WRITE:
+                self._plan(turn, event.data.get("todos"))
             elif event.type == ASSISTANT_MESSAGE:
                 text = _text(event.data.get("content"))
                 if text:
                     turn.answer = text
         except Exception:
             _log.exception("progress for event %s of %s failed", event.seq, turn.session_id)
+
+    def _plan(self, turn: _Turn, todos: JsonValue) -> None:
+        """The plan: in full in the log, its current item as progress."""
+        items = tuple(
+            (str(t.get("content", "")), str(t.get("status", "pending")))
+            for t in (todos if isinstance(todos, list) else ())
+            if isinstance(t, dict)
+        )
+        self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {checklist(items)}"})
+        if turn.progress is not None and items:
+            done = sum(1 for _, status in items if status == "completed")
+            current = next((c for c, status in items if status == "in_progress"), None)
+            message = f"Plan {done}/{len(items)}" + (f": {current}" if current else "")
+            turn.progress.report(message)
 
     def on_shell_output(self, update: ShellOutput) -> None:
         """``SHELL_OUTPUT`` listener: the running command's last output line as progress."""
