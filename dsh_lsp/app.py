@@ -5,7 +5,8 @@ this), so the loop stays one swappable plugin. ``build_kernel_plugins`` loads th
 into a kernel from ``AppSettings``: invariants, the model service with the DeepSeek adapter,
 the session store with JSONL persistence, tools, the file tools with their policy and search,
 the shell (``bash``; the API key variable is scrubbed from commands), the plan tool
-(``todo_write``), the agent registry and the agent loop. The language server and the headless runner
+(``todo_write``), project instructions (``AGENTS.md`` …), the agent registry and the agent
+loop. The language server and the headless runner
 (``dsh-lsp run``) both start from it; each front end then loads the one ``FileSystem``
 provider it wants (the runner: ``LocalFileSystemPlugin`` confined to ``--cwd``; the server:
 the local or the editor-backed provider) and, for the runner, ``TerminalApprovalPlugin``
@@ -33,6 +34,7 @@ from dsh_lsp.agent import AgentOptions, AgentsPlugin, InvariantsPlugin
 from dsh_lsp.agent_loop import AgentLoopPlugin
 from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalSearchPlugin
+from dsh_lsp.instructions import DEFAULT_FILES, InstructionsPlugin
 from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm import LLM, LLM_STREAM, LlmCode, LlmError, LlmPlugin, LlmRequest, StreamChunk
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS, DeepSeekPlugin, ReasoningEffort, Thinking
@@ -91,6 +93,8 @@ class AppSettings(BaseModel):
     """Seconds a command may run when the model names no timeout."""
     shell_max_timeout: float = Field(default=600.0, gt=0)
     """The largest command timeout the model may ask for."""
+    instruction_files: tuple[str, ...] = DEFAULT_FILES
+    """Project instruction files looked for in the workspace and folders the agent touches."""
 
     def agent_options(self) -> AgentOptions:
         """The ``AgentOptions`` every agent of this deployment gets."""
@@ -141,6 +145,7 @@ async def build_kernel_plugins(
     await ctx.plugin(FsToolsPlugin)
     await ctx.plugin(ShellPlugin(environ=None if environ is None else lambda: environ), shell)
     await ctx.plugin(TodoPlugin)
+    await ctx.plugin(InstructionsPlugin, {"files": list(settings.instruction_files)})
     await ctx.plugin(AgentsPlugin)
     await ctx.plugin(AgentLoopPlugin)
 
@@ -242,6 +247,7 @@ async def load_server_plugins(ctx: Context, settings: DshSettings, roots: tuple[
         max_steps=settings.max_steps_per_turn,
         shell_timeout=settings.shell.default_timeout,
         shell_max_timeout=settings.shell.max_timeout,
+        instruction_files=settings.instructions.files,
     )
     environ = dict(os.environ)
     missing = not environ.get(model.api_key_env)

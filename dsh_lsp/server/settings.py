@@ -94,6 +94,15 @@ class ShellSettings(BaseModel):
     """The largest timeout the model may ask for."""
 
 
+class InstructionsSettings(BaseModel):
+    """Project instruction files the agent follows."""
+
+    model_config = _CONFIG
+
+    files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")
+    """Names looked for in the workspace root and in folders of files the agent touches."""
+
+
 class DshSettings(BaseModel):
     """The whole ``dsh`` section."""
 
@@ -103,6 +112,7 @@ class DshSettings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     edits: EditSettings = Field(default_factory=EditSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
+    instructions: InstructionsSettings = Field(default_factory=InstructionsSettings)
     max_steps_per_turn: int = Field(default=64, ge=1, le=10_000)
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)

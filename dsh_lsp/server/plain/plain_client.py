@@ -138,6 +138,11 @@ class PlainClient:
                 name = str(event.data.get("name"))
                 view = self._tools.present_call(name, _arguments(event.data.get("arguments")))
                 turn.progress.report(progress_message(view, turn.cwd))
+            elif event.type == "instructions/loaded":
+                sources = event.data.get("sources")
+                names = ", ".join(map(str, sources)) if isinstance(sources, list) else ""
+                message = f"dsh: following the project instructions in {names}"
+                self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": message})
             elif event.type == TODO_WRITE:
                 self._plan(turn, event.data.get("todos"))
             elif event.type == ASSISTANT_MESSAGE:

@@ -18,6 +18,7 @@ event                         update(s)
 ``tool/call``                 ``tool_call{in_progress, title, kind, rawInput, locations…}``
 ``tool/result``               ``tool_call{completed | failed | cancelled, content}``
 ``todo/write``                ``plan_update{entries}``
+``instructions/loaded``       ``instructions_update{sources}``
 ============================  ==========================================================
 
 Live command output is not a logged event: ``live_output_update`` renders ``shell/output``.
@@ -101,6 +102,9 @@ class UpdateTranslator:
                 return [self._result(data)]
             case "todo/write":
                 return [{"kind": "plan_update", "entries": _plan(data.get("todos"))}]
+            case "instructions/loaded":
+                sources = data.get("sources")
+                return [{"kind": "instructions_update", "sources": sources or []}]
             case _:
                 return []
 
