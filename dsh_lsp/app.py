@@ -5,8 +5,8 @@ this), so the loop stays one swappable plugin. ``build_kernel_plugins`` loads th
 into a kernel from ``AppSettings``: invariants, the model service with the DeepSeek adapter,
 the session store with JSONL persistence, tools, the file tools with their policy and search,
 the shell (``bash``; the API key variable is scrubbed from commands), the plan tool
-(``todo_write``), project instructions (``AGENTS.md`` …), the agent registry and the agent
-loop. The language server and the headless runner
+(``todo_write``), project instructions (``AGENTS.md`` …), compaction, the agent registry and
+the agent loop. The language server and the headless runner
 (``dsh-lsp run``) both start from it; each front end then loads the one ``FileSystem``
 provider it wants (the runner: ``LocalFileSystemPlugin`` confined to ``--cwd``; the server:
 the local or the editor-backed provider) and, for the runner, ``TerminalApprovalPlugin``
@@ -32,6 +32,7 @@ from pydantic.alias_generators import to_camel
 
 from dsh_lsp.agent import AgentOptions, AgentsPlugin, InvariantsPlugin
 from dsh_lsp.agent_loop import AgentLoopPlugin
+from dsh_lsp.compact import CompactionPlugin
 from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalSearchPlugin
 from dsh_lsp.instructions import DEFAULT_FILES, InstructionsPlugin
@@ -93,6 +94,10 @@ class AppSettings(BaseModel):
     """Seconds a command may run when the model names no timeout."""
     shell_max_timeout: float = Field(default=600.0, gt=0)
     """The largest command timeout the model may ask for."""
+    context_window: int | None = Field(default=None, ge=1024)
+    """The model's context window in tokens; ``None``: known for the shipped models."""
+    compact_threshold: float = Field(default=0.8, gt=0, le=1)
+    """Compact before a step whose request would fill this share of the window."""
     instruction_files: tuple[str, ...] = DEFAULT_FILES
     """Project instruction files looked for in the workspace and folders the agent touches."""
 
@@ -145,6 +150,10 @@ async def build_kernel_plugins(
     await ctx.plugin(FsToolsPlugin)
     await ctx.plugin(ShellPlugin(environ=None if environ is None else lambda: environ), shell)
     await ctx.plugin(TodoPlugin)
+    compaction: dict[str, object] = {"threshold_ratio": settings.compact_threshold}
+    if settings.context_window is not None:
+        compaction["windows"] = {settings.model: settings.context_window}
+    await ctx.plugin(CompactionPlugin, compaction)
     await ctx.plugin(InstructionsPlugin, {"files": list(settings.instruction_files)})
     await ctx.plugin(AgentsPlugin)
     await ctx.plugin(AgentLoopPlugin)
@@ -248,6 +257,8 @@ async def load_server_plugins(ctx: Context, settings: DshSettings, roots: tuple[
         shell_timeout=settings.shell.default_timeout,
         shell_max_timeout=settings.shell.max_timeout,
         instruction_files=settings.instructions.files,
+        context_window=model.context_window,
+        compact_threshold=settings.compaction.threshold,
     )
     environ = dict(os.environ)
     missing = not environ.get(model.api_key_env)

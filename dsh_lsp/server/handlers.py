@@ -152,6 +152,15 @@ def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
         bridge = await state.bridge()
         return {"sessionId": await bridge.resume(request.session_id)}
 
+    @server.feature("dsh/session/compact")
+    @_translated
+    async def session_compact(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
+        request = parse_params(SessionRefParams, params, "dsh/session/compact")
+        bridge = await state.bridge()
+        result = await bridge.compact(request.session_id)
+        assert isinstance(result, dict)
+        return result
+
     @server.feature("dsh/shell/allowedPrefixes")
     @_translated
     async def shell_prefixes(ls: DshLanguageServer, params: JsonValue) -> JsonObject:

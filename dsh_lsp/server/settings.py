@@ -54,6 +54,9 @@ class ModelSettings(BaseModel):
     """The environment variable holding the API key (the key is never a setting)."""
     thinking: Thinking | None = None
     """Thinking mode on or off; ``None`` leaves the provider default."""
+    context_window: int | None = Field(default=None, ge=1024, le=100_000_000)
+    """The model's context window in tokens (the meter's scale, compaction's limit);
+    ``None``: known for the shipped models, else 128000."""
 
 
 class PermissionSettings(BaseModel):
@@ -94,6 +97,15 @@ class ShellSettings(BaseModel):
     """The largest timeout the model may ask for."""
 
 
+class CompactionSettings(BaseModel):
+    """When long sessions are summarized to fit the context window."""
+
+    model_config = _CONFIG
+
+    threshold: float = Field(default=0.8, gt=0, le=1)
+    """Compact before a step whose request would fill this share of the window."""
+
+
 class InstructionsSettings(BaseModel):
     """Project instruction files the agent follows."""
 
@@ -113,6 +125,7 @@ class DshSettings(BaseModel):
     edits: EditSettings = Field(default_factory=EditSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
     instructions: InstructionsSettings = Field(default_factory=InstructionsSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     max_steps_per_turn: int = Field(default=64, ge=1, le=10_000)
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)

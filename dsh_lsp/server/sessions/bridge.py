@@ -35,6 +35,7 @@ from dsh_lsp.agent import (
     AgentSpec,
     StatusChange,
 )
+from dsh_lsp.compact import COMPACTION, CompactionError, compact_and_flush
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
 from dsh_lsp.server.errors import ServerError, TurnRunningError, UnknownSessionError
@@ -106,8 +107,41 @@ class SessionBridge:
         prompt creates the agent. Never raises."""
         session_id = new_session_id()
         where = cwd or self._default_cwd()
-        self._records[session_id] = SessionRecord.reserved(session_id, where, self._tools)
+        record = self._records[session_id] = SessionRecord.reserved(session_id, where, self._tools)
+        record.translator.window = self._window()
         return session_id
+
+    def _window(self) -> int | None:
+        compaction = self._ctx.get(COMPACTION)
+        return None if compaction is None else compaction.window(self._options().model)
+
+    async def compact(self, session_id: str) -> JsonValue:
+        """Compact the session's history now (``dsh/session/compact``); its updates show the
+        compaction (``compaction_update``) and the new meter reading.
+
+        Raises UnknownSessionError, TurnRunningError (a turn is running: compaction runs
+        before its next step anyway), ServerError when nothing can compact, and
+        CompactionError (nothing to compact, or the summary failed; history unchanged).
+        """
+        record = self._records.get(session_id)
+        if record is None:
+            raise UnknownSessionError(session_id)
+        if record.handle is None:
+            raise CompactionError("the session has no history yet")
+        agent = record.handle.agent
+        if record.prompt is not None:
+            raise TurnRunningError(session_id)
+        await agent.when_idle()  # a turn that just answered may still be closing
+        compaction = self._ctx.get(COMPACTION)
+        if compaction is None:
+            raise ServerError("compaction is not available")
+        outcome = await compact_and_flush(self._ctx, compaction, agent)
+        self._sink.flush(session_id)
+        return {
+            "tokensBefore": outcome.tokens_before,
+            "tokensAfter": outcome.tokens_after,
+            "replaced": [outcome.start, outcome.end],
+        }
 
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by
@@ -131,7 +165,7 @@ class SessionBridge:
         """
         record = await self._open(session_id)
         if record.handle is not None:
-            replay = UpdateTranslator(self._tools, record.cwd)
+            replay = UpdateTranslator(self._tools, record.cwd, self._window())
             for event in record.handle.agent.session.events[:]:
                 for update in replay.translate(event):
                     self._sink.send(session_id, update)
@@ -155,6 +189,7 @@ class SessionBridge:
             del self._opening[session_id]
             opening.set()
         record = self._records[session_id] = SessionRecord.opened(handle, self._tools)
+        record.translator.window = self._window()
         return record
 
     async def prompt(self, session_id: str, content: tuple[ContentBlock, ...]) -> PromptResult:

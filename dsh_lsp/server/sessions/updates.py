@@ -14,7 +14,11 @@ event                         update(s)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
                               the first fragment of a tool call: ``tool_call{pending}``
-``assistant/message``         ``usage_update`` when it carries usage
+``assistant/message``         ``usage_update`` when it carries usage (with ``used``, and
+                              ``window`` when known: the context meter)
+``compact/start``             ``compaction_update{state: started, reason, tokensBefore}``
+``compact/end``               ``compaction_update{state: completed | failed}``, and a
+                              ``usage_update{used, window}`` after a completed one
 ``tool/call``                 ``tool_call{in_progress, title, kind, rawInput, locations…}``
 ``tool/result``               ``tool_call{completed | failed | cancelled, content}``
 ``todo/write``                ``plan_update{entries}``
@@ -62,6 +66,9 @@ _log = logging.getLogger(__name__)
 MAX_RESULT_TEXT: Final = 20_000
 """Characters of a tool result's text shown on its card (the model saw all of it)."""
 
+COMPACTION_SOURCE: Final = {"kind": "plugin", "plugin": "compaction"}
+"""The source of the user message a compaction puts in place of the history."""
+
 CANCELLED_CODES: Final = frozenset({"ABORTED", "interrupted"})
 """Error codes of results the loop or crash repair recorded for calls that were cut off."""
 
@@ -74,12 +81,16 @@ THOUGHT_CHUNK: Final = "agent_thought_chunk"
 class UpdateTranslator:
     """Turns one session's events into updates; see the module docstring."""
 
-    __slots__ = ("_calls", "_cwd", "_tools")
+    __slots__ = ("_calls", "_cwd", "_tools", "window")
 
-    def __init__(self, tools: ToolRegistry | None, cwd: str | None) -> None:
+    def __init__(
+        self, tools: ToolRegistry | None, cwd: str | None, window: int | None = None
+    ) -> None:
         self._tools = tools
         self._cwd = cwd
         self._calls: dict[str, tuple[str, JsonValue | str]] = {}
+        self.window = window
+        """The model's context window, shown with every usage (None: unknown)."""
 
     def translate(self, event: SessionEvent) -> list[JsonObject]:
         """The updates ``event`` produces (often none)."""
@@ -92,10 +103,23 @@ class UpdateTranslator:
             case "turn/end":
                 return [_idle(data.get("reason"))]
             case "user/message" | "steering/message":
+                if data.get("source") == COMPACTION_SOURCE:
+                    return []  # the summary that replaces history; compaction_update says so
                 return [{"kind": "user_message", "content": _content(data.get("content"))}]
             case "assistant/message":
                 usage = data.get("usage")
-                return [{"kind": "usage_update", **usage}] if isinstance(usage, dict) else []
+                return [self._usage(usage)] if isinstance(usage, dict) else []
+            case "compact/start":
+                return [
+                    {
+                        "kind": "compaction_update",
+                        "state": "started",
+                        "reason": data.get("reason"),
+                        "tokensBefore": data.get("tokensBefore"),
+                    }
+                ]
+            case "compact/end":
+                return self._compacted(data)
             case "tool/call":
                 return [self._call(data)]
             case "tool/result":
@@ -107,6 +131,32 @@ class UpdateTranslator:
                 return [{"kind": "instructions_update", "sources": sources or []}]
             case _:
                 return []
+
+    def _usage(self, usage: JsonObject) -> JsonObject:
+        update: dict[str, JsonValue] = {"kind": "usage_update", **usage}
+        used = sum(
+            value
+            for key in ("inputTokens", "cacheReadTokens", "outputTokens")
+            if isinstance(value := usage.get(key), int)
+        )
+        update["used"] = used
+        if self.window is not None:
+            update["window"] = self.window
+        return update
+
+    def _compacted(self, data: JsonObject) -> list[JsonObject]:
+        if data.get("ok") is not True:
+            return [{"kind": "compaction_update", "state": "failed", "message": data.get("error")}]
+        done: dict[str, JsonValue] = {
+            "kind": "compaction_update",
+            "state": "completed",
+            "tokensBefore": data.get("tokensBefore"),
+            "tokensAfter": data.get("tokensAfter"),
+        }
+        meter: dict[str, JsonValue] = {"kind": "usage_update", "used": data.get("tokensAfter")}
+        if self.window is not None:
+            meter["window"] = self.window
+        return [done, meter]
 
     def _chunk(self, chunk: JsonValue) -> list[JsonObject]:
         if not isinstance(chunk, dict):
