@@ -2,7 +2,8 @@
 
 ``ShellExecutor.run(task)`` runs ``task.spec`` to the end and records how it ended on the
 task; it never raises for the command's own failure (nonzero exit, timeout, signal) and
-records a spawn failure as ``task.failure``. ``LocalExecutor`` runs ``bash -c <command>``:
+records a spawn failure as ``task.failure``. ``LocalExecutor`` runs ``bash -c <command>``
+(``subprocess.Popen``, awaited through a pidfd and non-blocking reads):
 
 - in its own process group (``start_new_session``), stdin closed (``/dev/null``), stdout
   and stderr merged into one stream (as a terminal shows them), cwd and environment from
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 import anyio
-from anyio.abc import Process
+import anyio.to_thread
 
 from dsh_lsp.llm import SessionId
 
@@ -110,6 +111,60 @@ class ShellExecutor(Protocol):
         ...
 
 
+class _Child:
+    """A ``subprocess.Popen`` child awaited without threads: its exit through a pidfd (a
+    worker thread where the platform has none), its output through ``wait_readable``.
+
+    ``Popen`` forks with ``vfork``/``posix_spawn``, which costs a fraction of asyncio's
+    subprocess transport; the shell's overhead over a bare ``subprocess.run`` is the point.
+    """
+
+    __slots__ = ("_pidfd", "popen")
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        try:
+            self._pidfd: int | None = os.pidfd_open(popen.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.returncode
+
+    async def wait(self) -> int:
+        """Wait for the child to exit and reap it."""
+        if self.popen.returncode is not None:
+            return self.popen.returncode
+        if self._pidfd is not None:
+            await anyio.wait_readable(self._pidfd)
+            return self.popen.wait()
+        return await anyio.to_thread.run_sync(self.popen.wait, abandon_on_cancel=True)
+
+    async def read(self, size: int = 65536) -> bytes:
+        """The next output chunk; ``b""`` at end of output."""
+        stream = self.popen.stdout
+        assert stream is not None
+        fd = stream.fileno()
+        while True:
+            try:
+                return os.read(fd, size)
+            except BlockingIOError:
+                await anyio.wait_readable(fd)
+
+    def close(self) -> None:
+        """Close the pipe and the pidfd (the child must be reaped already)."""
+        if self.popen.stdout is not None:
+            self.popen.stdout.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
 class LocalExecutor:
     """``bash -c`` on this machine; see the module docstring."""
 
@@ -122,7 +177,7 @@ class LocalExecutor:
         """See ``ShellExecutor.run``."""
         spec = task.spec
         try:
-            process = await anyio.open_process(
+            popen = subprocess.Popen(  # noqa: ASYNC220 - spawning is quick; waiting is async
                 [self._bash, "-c", spec.command],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -130,31 +185,33 @@ class LocalExecutor:
                 cwd=spec.cwd,
                 env=spec.env,
                 start_new_session=True,
+                bufsize=0,
             )
         except OSError as exc:
             task.failure = exc.strerror or type(exc).__name__
             _finish(task)
             return
+        assert popen.stdout is not None
+        os.set_blocking(popen.stdout.fileno(), False)
+        child = _Child(popen)
         try:
-            await self._supervise(task, process)
+            await self._supervise(task, child)
         finally:
             with anyio.CancelScope(shield=True):
-                await stop_group(process, spec.grace_s)
-                await process.aclose()
-                _record_exit(task, process.returncode)
+                await stop_group(child, spec.grace_s)
+                child.close()
+                _record_exit(task, child.returncode)
                 _finish(task)
 
-    async def _supervise(self, task: ShellTask, process: Process) -> None:
+    async def _supervise(self, task: ShellTask, child: _Child) -> None:
         eof = anyio.Event()
 
         async def pump() -> None:
-            stream = process.stdout
-            assert stream is not None
             try:
-                async for chunk in stream:
+                while chunk := await child.read():
                     task.output.write(chunk)
                     task.revision += 1
-            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            except OSError:
                 pass
             finally:
                 eof.set()
@@ -165,7 +222,7 @@ class LocalExecutor:
                 async with anyio.create_task_group() as race:
 
                     async def exited() -> None:
-                        await process.wait()
+                        await child.wait()
                         race.cancel_scope.cancel()
 
                     async def kill_asked() -> None:
@@ -177,13 +234,23 @@ class LocalExecutor:
                     race.start_soon(kill_asked)
             task.timed_out = timer.cancelled_caught
             with anyio.CancelScope(shield=True):
-                await stop_group(process, task.spec.grace_s)
+                await stop_group(child, task.spec.grace_s)
                 with anyio.move_on_after(task.spec.grace_s + 1.0):
                     await eof.wait()  # output written after the exit, until the pipe closes
             group.cancel_scope.cancel()
 
 
-async def stop_group(process: Process, grace_s: float) -> None:
+class _Waitable(Protocol):
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+
+async def stop_group(process: _Waitable, grace_s: float) -> None:
     """SIGTERM the process group led by ``process``; SIGKILL what is left after ``grace_s``.
 
     Returns once the leader is reaped and no member is left (or after the SIGKILL).
