@@ -50,6 +50,12 @@ M.specs = {
     end,
     { desc = 'dsh: start a new session' },
   },
+  DshCompact = {
+    function()
+      require('dsh.agent_view').compact()
+    end,
+    { desc = 'dsh: summarize the session history now (free context)' },
+  },
   DshChanges = {
     function()
       dsh().changes()

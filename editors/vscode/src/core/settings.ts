@@ -13,9 +13,12 @@ export type AskPolicy = 'ask' | 'allow' | 'deny';
 export type Thinking = 'enabled' | 'disabled';
 
 export interface ServerSettings {
-  model?: { name?: string; baseUrl?: string; apiKeyEnv?: string; thinking?: Thinking };
-  permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy };
+  model?: { name?: string; baseUrl?: string; apiKeyEnv?: string; thinking?: Thinking; contextWindow?: number };
+  permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy; shellAllow?: string[] };
   edits?: { saveAfterTurn?: boolean };
+  shell?: { defaultTimeout?: number; maxTimeout?: number };
+  instructions?: { files?: string[] };
+  compaction?: { threshold?: number };
   maxStepsPerTurn?: number;
   sessionDir?: string;
 }
@@ -24,7 +27,9 @@ type Kind =
   | { type: 'string'; path?: boolean }
   | { type: 'boolean' }
   | { type: 'enum'; values: readonly string[] }
-  | { type: 'integer'; minimum: number; maximum: number };
+  | { type: 'integer'; minimum: number; maximum: number }
+  | { type: 'number'; above: number; maximum: number }
+  | { type: 'strings' };
 
 /** Every server-facing key below `dsh.`, with how its value is checked. */
 export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
@@ -32,10 +37,16 @@ export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
   'model.baseUrl': { type: 'string' },
   'model.apiKeyEnv': { type: 'string' },
   'model.thinking': { type: 'enum', values: ['enabled', 'disabled'] },
+  'model.contextWindow': { type: 'integer', minimum: 1024, maximum: 100_000_000 },
   'permissions.edit': { type: 'enum', values: ['allow', 'ask'] },
   'permissions.shell': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
+  'permissions.shellAllow': { type: 'strings' },
   'edits.saveAfterTurn': { type: 'boolean' },
+  'shell.defaultTimeout': { type: 'number', above: 0, maximum: 86_400 },
+  'shell.maxTimeout': { type: 'number', above: 0, maximum: 86_400 },
+  'instructions.files': { type: 'strings' },
+  'compaction.threshold': { type: 'number', above: 0, maximum: 1 },
   maxStepsPerTurn: { type: 'integer', minimum: 1, maximum: 10_000 },
   sessionDir: { type: 'string', path: true },
 };
@@ -98,6 +109,14 @@ function check(key: string, kind: Kind, value: unknown, vars: Substitutions): { 
       return typeof value === 'number' && Number.isInteger(value) && value >= kind.minimum && value <= kind.maximum
         ? { value }
         : { problem: `dsh.${key} must be an integer from ${kind.minimum} to ${kind.maximum} (got ${JSON.stringify(value)})` };
+    case 'number':
+      return typeof value === 'number' && value > kind.above && value <= kind.maximum
+        ? { value }
+        : { problem: `dsh.${key} must be a number above ${kind.above}, at most ${kind.maximum} (got ${JSON.stringify(value)})` };
+    case 'strings':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string')
+        ? { value }
+        : { problem: `dsh.${key} must be a list of strings` };
   }
 }
 
