@@ -5,11 +5,12 @@ It composes, nothing else. It is the only module allowed to import :mod:`dsh_lsp
 loads the default set into a kernel from the one settings model (``DshSettings``, validated
 by whichever front end produced it): invariants, the model service with the DeepSeek
 adapter, the session store with JSONL persistence, tools, the file tools with their policy
-and search, the agent registry and the agent loop. Each front end then loads the one
-``FileSystem`` provider it wants: ``load_server_plugins`` (what the language server runs
-after start-up) loads the provider ``dsh_lsp.server.load_file_system`` picks for the client;
-the headless runner (``dsh_lsp.cli``) loads the local disk confined to ``--cwd`` plus its
-terminal approvals.
+and search, the shell (``bash``; the API key variable is scrubbed from commands), the plan
+tool (``todo_write``), project instructions (``AGENTS.md`` …), compaction, the agent
+registry and the agent loop. Each front end then loads the one ``FileSystem`` provider it
+wants: ``load_server_plugins`` (what the language server runs after start-up) loads the
+provider ``dsh_lsp.server.load_file_system`` picks for the client; the headless runner
+(``dsh_lsp.cli``) loads the local disk confined to ``--cwd`` plus its terminal approvals.
 
 Without an API key the language server still starts (sessions can be listed and resumed):
 it loads the DeepSeek plugin in its deferred mode, where each model call fails with ``AUTH``
@@ -24,8 +25,10 @@ from pathlib import Path
 
 from dsh_lsp.agent import AgentsPlugin, InvariantsPlugin
 from dsh_lsp.agent_loop import AgentLoopPlugin
+from dsh_lsp.compact import CompactionPlugin
 from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalSearchPlugin
+from dsh_lsp.instructions import InstructionsPlugin
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import LlmPlugin
 from dsh_lsp.llm.deepseek import DEFAULT_MODELS, DeepSeekPlugin
@@ -36,6 +39,8 @@ from dsh_lsp.session import (
     SessionPlugin,
     SqlitePersistencePlugin,
 )
+from dsh_lsp.shell import ShellPlugin
+from dsh_lsp.todo import TodoPlugin
 from dsh_lsp.tools import ToolsPlugin
 
 _log = logging.getLogger(__name__)
@@ -81,6 +86,20 @@ async def build_kernel_plugins(
     await ctx.plugin(LocalSearchPlugin)
     await ctx.plugin(FsPolicyPlugin)
     await ctx.plugin(FsToolsPlugin)
+    shell = settings.shell
+    shell_config = {
+        "secret_env_names": [model.api_key_env],
+        "default_timeout_s": shell.default_timeout,
+        "max_timeout_s": max(shell.max_timeout, shell.default_timeout),
+    }
+    shell_env = None if environ is None else (lambda: environ)
+    await ctx.plugin(ShellPlugin(environ=shell_env), shell_config)
+    await ctx.plugin(TodoPlugin)
+    compaction: dict[str, object] = {"threshold_ratio": settings.compaction.threshold}
+    if model.context_window is not None:
+        compaction["windows"] = {model.name: model.context_window}
+    await ctx.plugin(CompactionPlugin, compaction)
+    await ctx.plugin(InstructionsPlugin, {"files": list(settings.instructions.files)})
     await ctx.plugin(AgentsPlugin)
     await ctx.plugin(AgentLoopPlugin)
 

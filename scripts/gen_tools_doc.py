@@ -24,6 +24,8 @@ from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin, LocalSearchPlugin
 from dsh_lsp.kernel import Kernel, Plugin
 from dsh_lsp.llm import JsonValue, ToolSchema
+from dsh_lsp.shell import ShellPlugin
+from dsh_lsp.todo import TodoPlugin
 from dsh_lsp.tools import SYSTEM_PROMPT, TOOLS, PromptSection, ToolsPlugin, section_text
 
 DOC_PATH = Path("docs/tools.md")
@@ -33,7 +35,13 @@ BANNER = (
     "edit by hand; CI fails when this file is stale."
 )
 # Any: the plugins take configs of unrelated types; each loads with its default config.
-TOOL_PLUGINS: tuple[type[Plugin[Any]], ...] = (LocalSearchPlugin, FsPolicyPlugin, FsToolsPlugin)
+TOOL_PLUGINS: tuple[type[Plugin[Any]], ...] = (
+    LocalSearchPlugin,
+    FsPolicyPlugin,
+    FsToolsPlugin,
+    ShellPlugin,
+    TodoPlugin,
+)
 """Plugins loaded (after ``ToolsPlugin`` and ``LocalFileSystemPlugin``) to fill the registry."""
 
 

@@ -80,12 +80,16 @@ def test_streams_reasoning_and_text_and_prints_the_session(tmp_path: Path, works
     body = server.requests[0].json()
     assert body["messages"][-1] == {"role": "user", "content": "say hello"}
     assert sorted(t["function"]["name"] for t in body["tools"]) == [
+        "bash",
+        "bash_kill",
+        "bash_output",
         "edit",
         "glob",
         "grep",
         "list",
         "multi_edit",
         "read",
+        "todo_write",
         "write",
     ]
     assert server.requests[0].headers["authorization"] == "Bearer dummy-key"

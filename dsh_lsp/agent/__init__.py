@@ -20,6 +20,7 @@ from .decisions import TurnStop as TurnStop
 from .errors import AgentCode as AgentCode
 from .errors import AgentError as AgentError
 from .errors import error_code as error_code
+from .events import AGENT_CONTEXT_OVERFLOW as AGENT_CONTEXT_OVERFLOW
 from .events import AGENT_CREATED as AGENT_CREATED
 from .events import AGENT_DISPOSED as AGENT_DISPOSED
 from .events import AGENT_ERROR as AGENT_ERROR
@@ -32,6 +33,7 @@ from .events import AGENT_STATUS as AGENT_STATUS
 from .events import AGENT_STEP_RESULT as AGENT_STEP_RESULT
 from .events import AGENT_TURN_CONTINUATION as AGENT_TURN_CONTINUATION
 from .events import AgentFailure as AgentFailure
+from .events import ContextOverflow as ContextOverflow
 from .events import PreStep as PreStep
 from .events import PromptSubmit as PromptSubmit
 from .events import Queued as Queued
@@ -63,6 +65,7 @@ from .registry import ResumeSpec as ResumeSpec
 
 __all__ = (
     "AGENTS",
+    "AGENT_CONTEXT_OVERFLOW",
     "AGENT_CREATED",
     "AGENT_DISPOSED",
     "AGENT_ERROR",
@@ -88,6 +91,7 @@ __all__ = (
     "AgentSpec",
     "AgentStatus",
     "AgentsPlugin",
+    "ContextOverflow",
     "ContinuationDecision",
     "Inbox",
     "InboxMessage",

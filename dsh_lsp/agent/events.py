@@ -14,6 +14,8 @@ event                            mode        when
 ``agent/disposed``               emit        the driver exited; the agent is unregistering
 ``agent/prompt-submit``          waterfall   per drained message → ``PromptDecision``
 ``agent/pre-step``               serial      before ``step/start``; return ``None``
+``agent/context-overflow``       serial      the provider said the request does not fit;
+                                             ``True``: room was made, retry the call once
 ``agent/request``                waterfall   the ``LlmRequest`` about to go out → request
 ``agent/step-result``            waterfall   the assembled message, before it is logged
 ``agent/turn-continuation``      waterfall   after ``step/end`` → ``ContinuationDecision``
@@ -97,6 +99,17 @@ class PreStep:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ContextOverflow:
+    """The step's model call was refused for exceeding the context window (``error``);
+    a listener that makes room (compaction) answers ``True`` and the call is retried once."""
+
+    agent: Agent
+    turn: int
+    step: int
+    error: Exception
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RequestPayload:
     """The request built from the log; a listener may return a replacement."""
 
@@ -141,6 +154,7 @@ AGENT_PROMPT_SUBMIT: WaterfallEvent[PromptSubmit, PromptDecision] = WaterfallEve
     "agent/prompt-submit"
 )
 AGENT_PRE_STEP: SerialEvent[PreStep, None] = SerialEvent("agent/pre-step")
+AGENT_CONTEXT_OVERFLOW: SerialEvent[ContextOverflow, bool] = SerialEvent("agent/context-overflow")
 AGENT_REQUEST: WaterfallEvent[RequestPayload, LlmRequest] = WaterfallEvent("agent/request")
 AGENT_STEP_RESULT: WaterfallEvent[StepResult, Message] = WaterfallEvent("agent/step-result")
 AGENT_TURN_CONTINUATION: WaterfallEvent[TurnContinuation, ContinuationDecision] = WaterfallEvent(

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from dsh_lsp.agent import AGENT_PRE_STEP, PreStep
+from dsh_lsp.agent import AGENT_CONTEXT_OVERFLOW, AGENT_PRE_STEP, ContextOverflow, PreStep
+from dsh_lsp.llm import LlmCode, LlmError, ToolCallBlock
 from dsh_lsp.session import SteeringMessagePayload, StepEndPayload, StepStartPayload
-from dsh_lsp.tools import render_prompt
+from dsh_lsp.tools import PromptAssembly, render_prompt
 
 from .closing import log_waiting_context, write_storable
 from .dispatch import dispatch_calls
@@ -51,6 +52,25 @@ def log_steering(agent: LoopAgent, state: TurnState) -> bool:
     return bool(messages)
 
 
+async def _call_with_room(
+    agent: LoopAgent, state: TurnState, assembly: PromptAssembly, system: str, step: int
+) -> tuple[ToolCallBlock, ...]:
+    """``call_model``; when the provider refuses the request as too long before anything
+    streamed, ``agent/context-overflow`` may make room (compaction) and the call is retried
+    once. Raises what ``call_model`` raises."""
+    size = len(agent.session.events)
+    try:
+        return await call_model(agent, state, assembly, system)
+    except LlmError as exc:
+        if exc.code != LlmCode.CONTEXT_WINDOW_EXCEEDED or len(agent.session.events) != size:
+            raise
+        overflow = ContextOverflow(agent=agent, turn=state.turn, step=step, error=exc)
+        if not await agent.services.ctx.serial(AGENT_CONTEXT_OVERFLOW, overflow):
+            raise
+    check_cancel(agent)
+    return await call_model(agent, state, assembly, system)
+
+
 async def run_step(agent: LoopAgent, state: TurnState, cancel: anyio.Event) -> bool:
     """Run the next step; returns the default continuation (True: it ran tool calls or was
     steered). Raises TurnInterrupted at a window, and whatever fails the step."""
@@ -68,7 +88,7 @@ async def run_step(agent: LoopAgent, state: TurnState, cancel: anyio.Event) -> b
     check_cancel(agent)
     agent.session.write(StepStartPayload(turn=state.turn, step=step))
     check_cancel(agent)
-    calls = await call_model(agent, state, assembly, system)
+    calls = await _call_with_room(agent, state, assembly, system, step)
     if calls:
         await dispatch_calls(agent, state, calls, cancel)
     log_waiting_context(agent, state)

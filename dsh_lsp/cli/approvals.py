@@ -107,7 +107,8 @@ class TerminalPermissions:
         if reply in ("y", "yes"):
             return "allow_once"
         if reply in ("a", "always"):
-            return "allow_always"
+            # "always" for a command would approve every later command, chains included
+            return "allow_once" if exec.name == "bash" else "allow_always"
         return "reject_once"
 
 

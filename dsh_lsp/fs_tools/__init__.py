@@ -48,6 +48,7 @@ from .outcomes import FsEditOutcome as FsEditOutcome
 from .outcomes import FsWriteOutcome as FsWriteOutcome
 from .plugin import FS_TOOL_FACTORIES as FS_TOOL_FACTORIES
 from .plugin import FsToolsPlugin as FsToolsPlugin
+from .policy import FS_OBSERVATIONS as FS_OBSERVATIONS
 from .policy import FsPolicyPlugin as FsPolicyPlugin
 from .policy import ObservedVersions as ObservedVersions
 from .read_window import Window as Window
@@ -78,6 +79,7 @@ __all__ = (
     "FS",
     "FS_CODES",
     "FS_EDIT_INTENT",
+    "FS_OBSERVATIONS",
     "FS_OBSERVED",
     "FS_SEARCH",
     "FS_TOOL_FACTORIES",

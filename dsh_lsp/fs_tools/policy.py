@@ -10,6 +10,9 @@ I/O: freshness is the provider's compare-and-swap inside its per-target lock.
   read the file (or there is no owner).
 - ``fs/observed``: records the version (reads, and the result of every write and edit, so
   create → edit and edit → edit need no re-read).
+
+The memory is provided as ``FS_OBSERVATIONS`` so that whatever changes files behind the
+tools' back (a shell command) can make the files it changed unread again (``forget``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
-from dsh_lsp.kernel import Context, Plugin
+from dsh_lsp.kernel import Context, Plugin, ServiceKey
 
 from .errors import FsError
 from .events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT, FsIntent, FsObservation
@@ -44,9 +47,25 @@ class ObservedVersions:
         seen = self._seen.get(owner)
         return None if seen is None else seen.get(key)
 
+    def seen(self, owner: object | None) -> tuple[tuple[str, str], ...]:
+        """Every (target key, version) ``owner`` has seen."""
+        if owner is None:
+            return ()
+        return tuple((self._seen.get(owner) or {}).items())
+
+    def forget(self, owner: object, key: str) -> None:
+        """Make ``key`` unread for ``owner`` (its next edit needs a read first)."""
+        seen = self._seen.get(owner)
+        if seen is not None:
+            seen.pop(key, None)
+
     def owners(self) -> int:
         """How many live owners have observations (diagnostics and tests)."""
         return len(self._seen)
+
+
+FS_OBSERVATIONS: ServiceKey[ObservedVersions] = ServiceKey("fs-observations")
+"""The policy's memory of what each session has read (provided by ``FsPolicyPlugin``)."""
 
 
 class FsPolicyPlugin(Plugin[None]):
@@ -88,3 +107,4 @@ class FsPolicyPlugin(Plugin[None]):
         ctx.on(FS_WRITE_INTENT, write_intent)
         ctx.on(FS_EDIT_INTENT, edit_intent)
         ctx.on(FS_OBSERVED, record)
+        ctx.provide(FS_OBSERVATIONS, observed)

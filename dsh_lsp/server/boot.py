@@ -152,7 +152,7 @@ class ServerState:
         # The layers below the server load here, after ``initialize`` was answered.
         from .editor_fs import EDITOR, ChannelEditor, EditorSetup
         from .plain import PLAIN_CLIENT, PlainClientPlugin
-        from .sessions import BRIDGE, ServerBridgePlugin
+        from .sessions import BRIDGE, ServerBridgePlugin, ShellAllowList, shell_allow_path
 
         try:
             if self.features.configuration:
@@ -177,6 +177,7 @@ class ServerState:
                     options=self.agent_options,
                     permissions=lambda: self.settings.permissions,
                     default_cwd=self.default_cwd,
+                    shell_rules=ShellAllowList(shell_allow_path(self.settings.session_dir)),
                 )
             )
             await self._ctx.plugin(
@@ -227,7 +228,11 @@ class ServerState:
         restart = self.settings.needs_restart(settings)
         self.settings = settings
         if restart and not startup:
-            self.show(INFO, "dsh-lsp: restart the server to apply model or sessionDir changes")
+            self.show(
+                INFO,
+                "dsh-lsp: restart the server to apply model, sessionDir, shell, instructions"
+                " or compaction changes",
+            )
 
     def show(self, kind: int, message: str) -> None:
         """``window/showMessage`` (``kind``: 1 error … 4 log)."""

@@ -43,6 +43,8 @@ from .wire import (
     SessionListParams,
     SessionNewParams,
     SessionRefParams,
+    ShellPrefixesParams,
+    ShellRevokeParams,
     StatusParams,
     dict_params_converter,
     parse_params,
@@ -153,6 +155,30 @@ def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
     async def status(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
         parse_params(StatusParams, params, "dsh/status")
         return dict(await state.status())
+
+    @server.feature("dsh/session/compact")
+    @_translated
+    async def session_compact(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
+        request = parse_params(SessionRefParams, params, "dsh/session/compact")
+        bridge = await state.bridge()
+        result = await bridge.compact(request.session_id)
+        assert isinstance(result, dict)
+        return result
+
+    @server.feature("dsh/shell/allowedPrefixes")
+    @_translated
+    async def shell_prefixes(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
+        request = parse_params(ShellPrefixesParams, params, "dsh/shell/allowedPrefixes")
+        bridge = await state.bridge()
+        setting = state.settings.permissions.shell_allow
+        return {"prefixes": bridge.allowed_prefixes(request.cwd, setting)}
+
+    @server.feature("dsh/shell/revokePrefix")
+    @_translated
+    async def shell_revoke(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
+        request = parse_params(ShellRevokeParams, params, "dsh/shell/revokePrefix")
+        bridge = await state.bridge()
+        return {"revoked": bridge.revoke_prefix(request.cwd, request.prefix)}
 
     @server.feature("dsh/prompt")
     @_translated

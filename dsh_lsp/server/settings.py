@@ -81,6 +81,9 @@ class ModelSettings(BaseModel):
     """Sequences that end generation when the model produces them; ``None``: none."""
     timeouts: ModelTimeouts = Field(default_factory=ModelTimeouts)
     """``connect``, ``firstByte``, ``readIdle`` and ``retryBudget``, in seconds."""
+    context_window: int | None = Field(default=None, ge=1024, le=100_000_000)
+    """The model's context window in tokens (the meter's scale, compaction's limit);
+    ``None``: known for the shipped models, else 128000."""
 
     def endpoint(self) -> tuple[object, ...]:
         """The fields fixed when the plugins load (a change needs a restart); the request
@@ -92,6 +95,7 @@ class ModelSettings(BaseModel):
             self.thinking,
             self.reasoning_effort,
             self.timeouts,
+            self.context_window,
         )
 
     def status(self, environ: Mapping[str, str]) -> dict[str, str | bool]:
@@ -121,6 +125,10 @@ class PermissionSettings(BaseModel):
     """File edits: ``allow`` (they stay undoable in the editor) or ``ask`` per call."""
     shell: ShellPolicy = "ask"
     """Command execution tools."""
+    shell_allow: tuple[str, ...] = ()
+    """Command prefixes approved without asking when ``shell`` is ``ask`` (``npm test``,
+    ``pytest``); they approve simple commands only, never chains, pipes or redirections.
+    Prefixes remembered by "always allow" come on top (``dsh/shell/allowedPrefixes``)."""
     read_outside_workspace: ReadOutsidePolicy = "ask"
     """Reads (read, list, glob, grep) of paths outside every workspace folder."""
 
@@ -135,6 +143,35 @@ class EditSettings(BaseModel):
     off: the user saves."""
 
 
+class ShellSettings(BaseModel):
+    """The command tools' limits (``bash``)."""
+
+    model_config = _CONFIG
+
+    default_timeout: float = Field(default=120.0, gt=0, le=86_400)
+    """Seconds a command may run when the model names no timeout."""
+    max_timeout: float = Field(default=600.0, gt=0, le=86_400)
+    """The largest timeout the model may ask for."""
+
+
+class CompactionSettings(BaseModel):
+    """When long sessions are summarized to fit the context window."""
+
+    model_config = _CONFIG
+
+    threshold: float = Field(default=0.8, gt=0, le=1)
+    """Compact before a step whose request would fill this share of the window."""
+
+
+class InstructionsSettings(BaseModel):
+    """Project instruction files the agent follows."""
+
+    model_config = _CONFIG
+
+    files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")
+    """Names looked for in the workspace root and in folders of files the agent touches."""
+
+
 class DshSettings(BaseModel):
     """The whole ``dsh`` section."""
 
@@ -143,6 +180,9 @@ class DshSettings(BaseModel):
     model: ModelSettings = Field(default_factory=ModelSettings)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     edits: EditSettings = Field(default_factory=EditSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
+    instructions: InstructionsSettings = Field(default_factory=InstructionsSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     max_steps_per_turn: int = Field(default=64, ge=1, le=10_000)
     """Model requests one turn may make before it stops with ``max_turn_requests``."""
     session_dir: str | None = Field(default=None, min_length=1)
@@ -166,11 +206,19 @@ class DshSettings(BaseModel):
 
     def needs_restart(self, other: DshSettings) -> bool:
         """Whether switching from these settings to ``other`` needs a restart: a changed
-        model endpoint, session directory or session store (the rest applies at once)."""
-        return (self.model.endpoint(), self.session_dir, self.session_store) != (
-            other.model.endpoint(),
-            other.session_dir,
-            other.session_store,
+        model endpoint, session directory or session store, or the shell, instructions or
+        compaction blocks (their plugins are configured when they load); the rest applies
+        at once."""
+        return self._load_time() != other._load_time()
+
+    def _load_time(self) -> tuple[object, ...]:
+        return (
+            self.model.endpoint(),
+            self.session_dir,
+            self.session_store,
+            self.shell,
+            self.instructions,
+            self.compaction,
         )
 
 

@@ -8,15 +8,18 @@ local provider does (direct disk writes). Never both: the service key admits one
 workspace roots and size limits; injects ``TOOLS``) provides the ``EditorFileSystem``,
 subscribes it to the document mirror, records which tool call an edit belongs to
 (``edit_labels``), and, when ``dsh.edits.saveAfterTurn`` is on, asks the editor to save the
-agent's edits at the end of every turn (``disk_policy``).
+agent's edits at the end of every turn (``disk_policy``). Before every shell command it
+saves the agent's unsaved edits (``before_command``), since a command reads the disk.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
+
+from pygls.uris import to_fs_path
 
 from dsh_lsp.fs_tools import FS
 from dsh_lsp.fs_tools.local import (
@@ -28,6 +31,7 @@ from dsh_lsp.fs_tools.local import (
 )
 from dsh_lsp.kernel import Context, Plugin, ServiceKey
 from dsh_lsp.session import SESSION_EVENT, TURN_END, SessionEventNotice
+from dsh_lsp.shell import SHELL_BEFORE_RUN, ShellRunIntent
 from dsh_lsp.tools import TOOLS, TOOLS_POST_EXECUTE, TOOLS_PRE_EXECUTE
 
 from .edit_labels import label_listeners
@@ -85,7 +89,36 @@ class EditorFileSystemPlugin(Plugin[LocalFsConfig]):
                 ctx.start_soon(fs.disk_sync.save, name="dsh/saveDocuments")
 
         ctx.on(SESSION_EVENT, on_event)
+        ctx.on(SHELL_BEFORE_RUN, before_command(fs))
         ctx.provide(FS, fs)
+
+
+def before_command(
+    fs: EditorFileSystem,
+) -> Callable[
+    [ShellRunIntent, Callable[[], Awaitable[tuple[str, ...]]]], Awaitable[tuple[str, ...]]
+]:
+    """The ``shell/before-run`` listener: a command reads the disk, so the agent's unsaved
+    edits are saved first (``dsh/saveDocuments`` for exactly those documents, never the
+    user's other dirty buffers); what stays unsaved is named in a note for the model."""
+
+    async def listener(
+        intent: ShellRunIntent, proceed: Callable[[], Awaitable[tuple[str, ...]]]
+    ) -> tuple[str, ...]:
+        notes = await proceed()
+        if fs.disk_sync.unsaved():
+            await fs.disk_sync.save()
+        left = fs.disk_sync.unsaved()
+        if not left:
+            return notes
+        paths = ", ".join(to_fs_path(uri) or uri for uri in left)
+        return (
+            *notes,
+            "Not saved, so the command saw the old text on disk (your edits are only in the "
+            f"editor): {paths}",
+        )
+
+    return listener
 
 
 async def load_file_system(ctx: Context, roots: tuple[str, ...]) -> None:

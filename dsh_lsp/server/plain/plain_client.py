@@ -7,9 +7,10 @@ session per connection (made by ``dsh.newSession`` or ``dsh.resumeLast``, or on 
 prompt) and runs each prompt as a background task of its plugin, so the command answers at
 once (eglot and Helix block or time out on long requests). While the turn runs, a
 cancellable work-done progress shows what it does; cancelling that progress (or
-``dsh.cancel``) cancels the turn. A client without work-done progress (eglot 1.9) gets a
-``window/showMessage`` when the turn starts instead, so something shows that it runs. When
-it ends, the answer's first line goes to ``window/showMessage`` and the whole answer to
+``dsh.cancel``) cancels the turn; the plan (``todo_write``) goes to ``window/logMessage``
+and its current item into the progress. A client without work-done progress (eglot 1.9)
+gets a ``window/showMessage`` when the turn starts instead, so something shows that it runs.
+When it ends, the answer's first line goes to ``window/showMessage`` and the whole answer to
 ``window/logMessage`` (and stays readable with the ``dsh.lastAnswer`` command, for editors
 that keep the log out of sight, like eglot); approvals arrive as
 ``window/showMessageRequest`` (``permissions``).
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+from dsh_lsp.instructions import InstructionsLoadedPayload
 from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
 from dsh_lsp.llm import ContentBlock, JsonValue, SessionId, TextBlock
 from dsh_lsp.server.errors import TurnRunningError
@@ -35,6 +37,8 @@ from dsh_lsp.session import (
     SessionEventNotice,
     ToolCallPayload,
 )
+from dsh_lsp.shell import SHELL_OUTPUT, ShellOutput
+from dsh_lsp.todo import TodoWritePayload, checklist
 from dsh_lsp.tools import TOOLS, ToolRegistry
 
 from .progress import TurnProgress, progress_message
@@ -44,6 +48,8 @@ _log = logging.getLogger(__name__)
 SHOW_MESSAGE: Final = "window/showMessage"
 LOG_MESSAGE: Final = "window/logMessage"
 ERROR, WARNING, INFO = 1, 2, 3
+LIVE_LINE_CHARS: Final = 120
+"""The longest output line a progress report quotes while a command runs."""
 SUMMARY_CHARS: Final = 200
 """The longest answer shown whole in ``window/showMessage``."""
 
@@ -143,6 +149,11 @@ class PlainClient:
                 case ToolCallPayload(name=name, arguments=arguments) if turn.progress is not None:
                     view = self._tools.present_call(name, _arguments(arguments))
                     turn.progress.report(progress_message(view, turn.cwd))
+                case InstructionsLoadedPayload(sources=sources):
+                    message = f"dsh: following the project instructions in {', '.join(sources)}"
+                    self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": message})
+                case TodoWritePayload(entries=entries):
+                    self._plan(turn, tuple((e.content, e.status) for e in entries))
                 case AssistantMessagePayload(content=content):
                     text = _text(content)
                     if text:
@@ -151,6 +162,25 @@ class PlainClient:
                     pass  # nothing else, plugin payloads included, shows in a plain editor
         except Exception:
             _log.exception("progress for event %s of %s failed", event.seq, turn.session_id)
+
+    def _plan(self, turn: _Turn, items: tuple[tuple[str, str], ...]) -> None:
+        """The plan ((content, status) pairs): in full in the log, its current item as
+        progress."""
+        self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {checklist(items)}"})
+        if turn.progress is not None and items:
+            done = sum(1 for _, status in items if status == "completed")
+            current = next((c for c, status in items if status == "in_progress"), None)
+            message = f"Plan {done}/{len(items)}" + (f": {current}" if current else "")
+            turn.progress.report(message)
+
+    def on_shell_output(self, update: ShellOutput) -> None:
+        """``SHELL_OUTPUT`` listener: the running command's last output line as progress."""
+        turn = None if update.session_id is None else self._turns.get(update.session_id)
+        if turn is None or turn.progress is None:
+            return
+        lines = [line for line in update.tail.splitlines() if line.strip()]
+        last = lines[-1].strip()[:LIVE_LINE_CHARS] if lines else ""
+        turn.progress.report(f"Running ({update.elapsed_s:.0f}s): {last}" if last else "Running")
 
     async def _run(self, turn: _Turn, content: tuple[ContentBlock, ...], excerpt: str) -> None:
         token = f"dsh-turn-{next(self._counter)}"
@@ -238,4 +268,5 @@ class PlainClientPlugin(Plugin[None]):
             default_cwd=self._default_cwd,
         )
         ctx.on(SESSION_EVENT, plain.on_session_event)
+        ctx.on(SHELL_OUTPUT, plain.on_shell_output)
         ctx.provide(PLAIN_CLIENT, plain)

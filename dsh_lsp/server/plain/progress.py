@@ -3,7 +3,8 @@
 One server-initiated ``$/progress`` per turn (``window/workDoneProgress/create`` first):
 ``begin`` with ``cancellable: true`` (the editor's cancel button sends
 ``window/workDoneProgress/cancel``, which cancels the turn), one short ``report`` per tool
-call ("Reading src/app.py", "Editing src/app.py"), and ``end`` with how the turn ended.
+call ("Reading src/app.py", "Editing src/app.py") and, while a command runs, its latest
+output line ("Running (4s): collected 12 items"), and ``end`` with how the turn ended.
 Progress is a status line, never the answer: the text of the reply goes elsewhere.
 """
 

@@ -6,7 +6,8 @@
 through one pure ``UpdateTranslator`` (``updates``) into a coalescing ``UpdateSink``
 (``sink``) as ``dsh/session/update``. A prompt settles exactly once (``outcome``). Prompt
 content and attached files (``attachments``, ``attachment_frame``), the ``PERMISSIONS``
-service that asks the user (``permissions``), the ``dsh.permissions`` policy (``policy``) and
+service that asks the user (``permissions``), the ``dsh.permissions`` policy (``policy``), the
+shell prefixes remembered per workspace (``shell_rules``) and
 the paths a person reads (``display_paths``) live here too.
 """
 
@@ -24,6 +25,8 @@ if _typing.TYPE_CHECKING:
     from .permissions import EditorPermissions as EditorPermissions
     from .plugin import BRIDGE as BRIDGE
     from .plugin import ServerBridgePlugin as ServerBridgePlugin
+    from .shell_rules import ShellAllowList as ShellAllowList
+    from .shell_rules import shell_allow_path as shell_allow_path
     from .sink import UpdateSink as UpdateSink
     from .updates import UpdateTranslator as UpdateTranslator
 

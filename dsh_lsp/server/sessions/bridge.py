@@ -42,6 +42,7 @@ from dsh_lsp.agent import (
     AgentSpec,
     StatusChange,
 )
+from dsh_lsp.compact import COMPACTION, CompactionError, compact_and_flush
 from dsh_lsp.kernel import Context
 from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
 from dsh_lsp.server.errors import (
@@ -59,13 +60,15 @@ from dsh_lsp.session import (
     SessionStored,
     new_session_id,
 )
+from dsh_lsp.shell import ShellOutput
 from dsh_lsp.tools import ToolRegistry
 
 from .outcome import PendingPrompt, PromptResult
 from .session_record import HeldUpdates, ListEntry, SessionRecord, stored_entry
 from .session_title import session_title
+from .shell_rules import ShellAllowList
 from .sink import UpdateSink
-from .updates import UpdateTranslator
+from .updates import UpdateTranslator, live_output_update
 
 _log = logging.getLogger(__name__)
 
@@ -99,24 +102,73 @@ class SessionBridge:
         self._stored = anyio.Event()
         """Set (and replaced) after every ``SESSION_STORED``."""
         self._closed = False
+        self.shell_rules = ShellAllowList(None)
+        """The remembered shell prefixes (``ServerBridgePlugin`` sets the persistent one)."""
 
     def translator(self, session_id: SessionId) -> UpdateTranslator | None:
         """The live translator of an open session (permission cards use it)."""
         record = self._records.get(session_id)
         return None if record is None else record.translator
 
+    def allowed_prefixes(self, cwd: str | None, setting: tuple[str, ...]) -> list[JsonValue]:
+        """The prefixes that approve commands in ``cwd`` (default: the first workspace
+        folder): the setting's, then the remembered ones. Never raises."""
+        where = cwd or self._default_cwd()
+        out: list[JsonValue] = [{"prefix": p, "source": "setting"} for p in setting]
+        out += [{"prefix": p, "source": "remembered"} for p in self.shell_rules.prefixes(where)]
+        return out
+
+    def revoke_prefix(self, cwd: str | None, prefix: str) -> bool:
+        """Forget a remembered prefix of ``cwd`` (default: the first workspace folder).
+        Raises OSError when the list cannot be written."""
+        where = cwd or self._default_cwd()
+        return where is not None and self.shell_rules.revoke(where, prefix)
+
     async def new_session(self, cwd: str | None) -> SessionId:
         """Reserve a new session in ``cwd`` (default: the first workspace folder); its first
         prompt creates the agent. Never raises."""
         session_id = new_session_id()
         where = cwd or self._default_cwd()
-        self._records[session_id] = SessionRecord.reserved(
+        record = self._records[session_id] = SessionRecord.reserved(
             session_id, where, self._tools, gated=self._gated()
         )
+        record.translator.window = self._window()
         return session_id
 
     def _gated(self) -> bool:
         return self._ctx.get(PERSISTENCE_COORDINATOR) is not None
+
+    def _window(self) -> int | None:
+        compaction = self._ctx.get(COMPACTION)
+        return None if compaction is None else compaction.window(self._options().model)
+
+    async def compact(self, session_id: SessionId) -> JsonValue:
+        """Compact the session's history now (``dsh/session/compact``); its updates show the
+        compaction (``compaction_update``) and the new meter reading.
+
+        Raises UnknownSessionError, TurnRunningError (a turn is running: compaction runs
+        before its next step anyway), ServerError when nothing can compact, and
+        CompactionError (nothing to compact, or the summary failed; history unchanged).
+        """
+        record = self._records.get(session_id)
+        if record is None:
+            raise UnknownSessionError(session_id)
+        if record.handle is None:
+            raise CompactionError("the session has no history yet")
+        agent = record.handle.agent
+        if record.prompt is not None:
+            raise TurnRunningError(session_id)
+        await agent.when_idle()  # a turn that just answered may still be closing
+        compaction = self._ctx.get(COMPACTION)
+        if compaction is None:
+            raise ServerError("compaction is not available")
+        outcome = await compact_and_flush(self._ctx, compaction, agent)
+        self._sink.flush(session_id)
+        return {
+            "tokensBefore": outcome.tokens_before,
+            "tokensAfter": outcome.tokens_after,
+            "replaced": [outcome.start, outcome.end],
+        }
 
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by
@@ -146,7 +198,7 @@ class SessionBridge:
         """
         record = await self._open(session_id)
         if record.handle is not None:
-            replay = UpdateTranslator(self._tools, record.cwd)
+            replay = UpdateTranslator(self._tools, record.cwd, self._window())
             for event in record.handle.agent.session.events[:]:
                 for update in replay.translate(event):
                     self._sink.send(session_id, update)
@@ -172,6 +224,7 @@ class SessionBridge:
         record = self._records[session_id] = SessionRecord.opened(
             handle, self._tools, gated=self._gated()
         )
+        record.translator.window = self._window()
         return record
 
     async def prompt(
@@ -321,6 +374,25 @@ class SessionBridge:
         while held and (everything or not held[0].durable or held[0].seq < record.stored):
             for update in held.popleft().updates:
                 self._sink.send(record.session_id, update)
+
+    def on_shell_output(self, output: ShellOutput) -> None:
+        """``SHELL_OUTPUT`` listener: the running command's output tail on its tool card
+        (behind any update still waiting for its event to be stored, so the card comes
+        first). Never raises."""
+        session_id = output.session_id
+        if session_id is None or output.call_id is None:
+            return
+        record = self._records.get(session_id)
+        if record is None:
+            return
+        try:
+            update = live_output_update(output)
+            if record.gated and record.held:
+                record.held.append(HeldUpdates(record.held[-1].seq, False, [update]))
+            else:
+                self._sink.send(record.session_id, update)
+        except Exception:
+            _log.exception("live output of %s failed", output.task_id)
 
     def on_status(self, change: StatusChange) -> None:
         """``AGENT_STATUS`` listener: the fallback that settles a prompt from the log when the

@@ -16,29 +16,39 @@ event                         update(s)
 ``steering/message``
 ``assistant/chunk``           ``agent_message_chunk{text}`` / ``agent_thought_chunk{text}``;
                               the first fragment of a tool call: ``tool_call{pending}``
-``assistant/message``         ``usage_update`` when it carries usage
+``assistant/message``         ``usage_update`` when it carries usage (with ``used``, and
+                              ``window`` when known: the context meter)
+``compact/start``             ``compaction_update{state: started, reason, tokensBefore}``
+``compact/end``               ``compaction_update{state: completed | failed}``, and a
+                              ``usage_update{used, window}`` after a completed one
 ``tool/call``                 ``tool_call{in_progress, title, kind, rawInput, locations…}``
 ``tool/result``               ``tool_call{completed | failed | cancelled, content}``
 ``todo/write``                ``plan_update{entries}``
+``instructions/loaded``       ``instructions_update{sources}``
 ============================  ==========================================================
+
+Live command output is not a logged event: ``live_output_update`` renders ``shell/output``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Final, Literal, Self
+from typing import Final, Literal
 
+from dsh_lsp.compact import CompactEndPayload, CompactStartPayload
+from dsh_lsp.instructions import InstructionsLoadedPayload
 from dsh_lsp.llm import (
     CallId,
     ContentBlock,
     JsonObject,
     JsonValue,
+    PluginSource,
     ReasoningDelta,
     StreamChunk,
     TextBlock,
     TextDelta,
+    TokenUsage,
     ToolCallDelta,
     usage_to_json,
 )
@@ -46,7 +56,6 @@ from dsh_lsp.server.errors import user_message
 from dsh_lsp.session import (
     AssistantChunkPayload,
     AssistantMessagePayload,
-    ExtensionPayload,
     SessionEvent,
     SteeringMessagePayload,
     ToolCallPayload,
@@ -58,6 +67,8 @@ from dsh_lsp.session import (
     TurnStartPayload,
     UserMessagePayload,
 )
+from dsh_lsp.shell import ShellOutput
+from dsh_lsp.todo import TodoWritePayload
 from dsh_lsp.tools import (
     FileDiff,
     ToolCallView,
@@ -77,6 +88,9 @@ from .outcome import stop_reason
 MAX_RESULT_TEXT: Final = 20_000
 """Characters of a tool result's text shown on its card (the model saw all of it)."""
 
+COMPACTION_SOURCE: Final = PluginSource(plugin="compaction")
+"""The source of the user message a compaction puts in place of the history."""
+
 CANCELLED_CODES: Final = frozenset({"ABORTED", "interrupted"})
 """Error codes of results the loop or crash repair recorded for calls that were cut off."""
 
@@ -86,63 +100,21 @@ TEXT_CHUNK: Final = "agent_message_chunk"
 THOUGHT_CHUNK: Final = "agent_thought_chunk"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlanEntry:
-    """One entry of a ``todo/write`` plan."""
-
-    content: str
-    status: str = "pending"
-    priority: str = "medium"
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The entry as a ``plan_update`` shows it."""
-        return {"content": self.content, "status": self.status, "priority": self.priority}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TodoWritePayload(ExtensionPayload):
-    """The payload of a plugin's ``todo/write {todos: [{content, status?, priority?}]}``.
-
-    The server renders plans, so it types the event: ``ServerBridgePlugin`` registers this
-    class with ``EVENT_PAYLOADS`` for as long as it is loaded. Decoding is lenient, as a
-    display should be: entries that are not objects are dropped, missing fields defaulted.
-    """
-
-    kind: ClassVar[str] = "todo/write"
-    entries: tuple[PlanEntry, ...]
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """``{todos: [...]}``."""
-        return {"todos": [entry.to_json() for entry in self.entries]}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        """The plan in ``data["todos"]`` (none when it is not an array)."""
-        todos = data.get("todos")
-        return cls(
-            entries=tuple(
-                PlanEntry(
-                    content=str(todo.get("content", "")),
-                    status=str(todo.get("status", "pending")),
-                    priority=str(todo.get("priority", "medium")),
-                )
-                for todo in (todos if isinstance(todos, list) else ())
-                if isinstance(todo, dict)
-            )
-        )
-
-
 class UpdateTranslator:
     """Turns one session's events into updates; see the module docstring."""
 
-    __slots__ = ("_calls", "_cwd", "_open", "_tools")
+    __slots__ = ("_calls", "_cwd", "_open", "_tools", "window")
 
-    def __init__(self, tools: ToolRegistry | None, cwd: str | None) -> None:
+    def __init__(
+        self, tools: ToolRegistry | None, cwd: str | None, window: int | None = None
+    ) -> None:
         self._tools = tools
         self._cwd = cwd
         self._calls: dict[str, tuple[str, JsonValue | str]] = {}
         self._open: dict[str, None] = {}
         """Ids of cards shown pending or in progress and not finished yet, in order."""
+        self.window = window
+        """The model's context window, shown with every usage (None: unknown)."""
 
     def translate(self, event: SessionEvent) -> list[JsonObject]:
         """The updates ``event`` produces (often none)."""
@@ -153,10 +125,25 @@ class UpdateTranslator:
                 return [{"kind": "state_update", "state": "running"}]
             case TurnEndPayload(reason=reason):
                 return [*self._close_open_cards(), _idle(reason)]
-            case UserMessagePayload(content=content) | SteeringMessagePayload(content=content):
+            case (
+                UserMessagePayload(content=content, source=source)
+                | SteeringMessagePayload(content=content, source=source)
+            ):
+                if source == COMPACTION_SOURCE:
+                    return []  # the summary that replaces history; compaction_update says so
                 return [{"kind": "user_message", "content": _content(content)}]
             case AssistantMessagePayload(usage=usage):
-                return [] if usage is None else [{"kind": "usage_update", **usage_to_json(usage)}]
+                return [] if usage is None else [self._usage(usage)]
+            case CompactStartPayload(reason=reason, tokens_before=before):
+                update: JsonObject = {
+                    "kind": "compaction_update",
+                    "state": "started",
+                    "reason": reason,
+                    "tokensBefore": before,
+                }
+                return [update]
+            case CompactEndPayload() as end:
+                return self._compacted(end)
             case ToolCallPayload() as call:
                 self._open[call.call_id] = None
                 return [self._call(call)]
@@ -164,9 +151,32 @@ class UpdateTranslator:
                 self._open.pop(result.call_id, None)
                 return [self._result(result)]
             case TodoWritePayload(entries=entries):
-                return [{"kind": "plan_update", "entries": [e.to_json() for e in entries]}]
+                return [{"kind": "plan_update", "entries": [e.shown() for e in entries]}]
+            case InstructionsLoadedPayload(sources=sources):
+                return [{"kind": "instructions_update", "sources": list(sources)}]
             case _:
                 return []  # default: other core types and plugin payloads show nothing
+
+    def _usage(self, usage: TokenUsage) -> JsonObject:
+        update: dict[str, JsonValue] = {"kind": "usage_update", **usage_to_json(usage)}
+        update["used"] = usage.input_tokens + (usage.cache_read_tokens or 0) + usage.output_tokens
+        if self.window is not None:
+            update["window"] = self.window
+        return update
+
+    def _compacted(self, end: CompactEndPayload) -> list[JsonObject]:
+        if not end.ok:
+            return [{"kind": "compaction_update", "state": "failed", "message": end.error}]
+        done: dict[str, JsonValue] = {
+            "kind": "compaction_update",
+            "state": "completed",
+            "tokensBefore": end.tokens_before,
+            "tokensAfter": end.tokens_after,
+        }
+        meter: dict[str, JsonValue] = {"kind": "usage_update", "used": end.tokens_after}
+        if self.window is not None:
+            meter["window"] = self.window
+        return [done, meter]
 
     def _chunk(self, chunk: StreamChunk) -> list[JsonObject]:
         match chunk:
@@ -276,6 +286,24 @@ class UpdateTranslator:
             "oldText": diff.old_text,
             "newText": diff.new_text,
         }
+
+
+def live_output_update(output: ShellOutput) -> JsonObject:
+    """The ``tool_call`` update showing a running command's output tail: the card's
+    ``content`` is the tail as text (any client renders it; the result replaces it), and
+    ``terminal`` says how much there is so far."""
+    return tool_call_update(
+        {
+            "toolCallId": output.call_id,
+            "status": "in_progress",
+            "content": [{"type": "text", "text": output.tail}],
+            "terminal": {
+                "taskId": output.task_id,
+                "bytes": output.total_bytes,
+                "elapsedMs": int(output.elapsed_s * 1000),
+            },
+        }
+    )
 
 
 def tool_call_update(card: JsonObject) -> JsonObject:

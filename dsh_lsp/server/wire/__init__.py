@@ -34,6 +34,8 @@ if _typing.TYPE_CHECKING:
     from .params import SessionListParams as SessionListParams
     from .params import SessionNewParams as SessionNewParams
     from .params import SessionRefParams as SessionRefParams
+    from .params import ShellPrefixesParams as ShellPrefixesParams
+    from .params import ShellRevokeParams as ShellRevokeParams
     from .params import StatusParams as StatusParams
     from .params import TextContent as TextContent
     from .params import check_storable as check_storable

@@ -96,6 +96,23 @@ class SessionRefParams(BaseModel):
     session_id: SessionIdText
 
 
+class ShellPrefixesParams(BaseModel):
+    """``dsh/shell/allowedPrefixes``: the prefixes of a workspace folder (default: the first)."""
+
+    model_config = _STRICT
+
+    cwd: str | None = Field(default=None, min_length=1)
+
+
+class ShellRevokeParams(BaseModel):
+    """``dsh/shell/revokePrefix``: forget one remembered prefix."""
+
+    model_config = _STRICT
+
+    cwd: str | None = Field(default=None, min_length=1)
+    prefix: str = Field(min_length=1)
+
+
 class PromptParams(BaseModel):
     """``dsh/prompt``."""
 
@@ -112,6 +129,9 @@ class SelectedOutcome(BaseModel):
 
     outcome: Literal["selected"]
     option_id: str
+    prefix: str | None = None
+    """For a shell command's ``allow_always``: the command prefix the user confirmed (may
+    differ from the one offered)."""
 
 
 class CancelledOutcome(BaseModel):

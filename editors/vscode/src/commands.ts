@@ -4,6 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { ChatView } from './chatView';
+import { compactNow } from './compact';
 import type { DshClient } from './client';
 import type { Sessions } from './sessions';
 
@@ -85,6 +86,7 @@ export function registerCommands(targets: CommandTargets): vscode.Disposable[] {
     'dsh.focusChat': () => chat.focus(),
     'dsh.restartServer': () => client.restart(),
     'dsh.setApiKey': () => setApiKey(targets),
+    'dsh.compact': () => compactNow({ sessions, client }),
   };
   return Object.entries(table).map(([id, run]) => vscode.commands.registerCommand(id, guarded(log, run)));
 }

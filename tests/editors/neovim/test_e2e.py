@@ -154,7 +154,10 @@ def test_streamed_answer_lands_in_the_chat_buffer(
     run.assert_passed()
     assert run.result["data"]["done"]["stopReason"] == "end_turn"
     chat: list[str] = run.result["data"]["chat"]
-    assert "tokens: 1,200 in (75% cached) · 40 out · 12 reasoning" in chat
+    usage_lines = [line for line in chat if line.startswith("tokens: ")]
+    assert usage_lines, chat
+    assert usage_lines[-1].startswith("tokens: 1,200 in (75% cached) · 40 out · 12 reasoning")
+    assert "· context: " in usage_lines[-1], "the context meter"
 
 
 @pytest.mark.parametrize("choice", ["allow_once", "reject_once"])

@@ -65,6 +65,12 @@ M.specs = {
       end,
     },
   },
+  DshCompact = {
+    function()
+      require('dsh.agent_view').compact()
+    end,
+    { desc = 'dsh: summarize the session history now (free context)' },
+  },
   DshChanges = {
     function()
       dsh().changes()

@@ -70,7 +70,8 @@ function M.usage_text(usage)
   if (usage.reasoningTokens or 0) > 0 then
     parts[#parts + 1] = thousands(usage.reasoningTokens) .. ' reasoning'
   end
-  return 'tokens: ' .. table.concat(parts, ' · ')
+  local meter = require('dsh.agent_view').meter_text(usage)
+  return 'tokens: ' .. table.concat(parts, ' · ') .. (meter and (' · ' .. meter) or '')
 end
 
 return M

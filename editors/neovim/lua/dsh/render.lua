@@ -297,7 +297,11 @@ function Renderer:update(u)
   elseif kind == 'agent_thought_chunk' then
     self:_chunk('thought', u.text or '')
   elseif kind == 'tool_call' then
-    self:_tool(present.tool_card(u))
+    local card = present.tool_card(u)
+    if card.terminal then
+      card = require('dsh.agent_view').live_card(card)
+    end
+    self:_tool(card)
   elseif kind == 'user_message' then
     if self.expect_echo then
       self.expect_echo = false
@@ -319,6 +323,11 @@ function Renderer:update(u)
     end
   elseif kind == 'plan_update' then
     self:_plan(u.entries or {})
+  elseif kind == 'compaction_update' or kind == 'instructions_update' then
+    local text = require('dsh.agent_view').notice_text(u)
+    if text then
+      self:notice(text)
+    end
   end
 end
 
@@ -331,6 +340,8 @@ function Renderer:_add_usage(u)
       acc[key] = acc[key] + u[key]
     end
   end
+  acc.used = type(u.used) == 'number' and u.used or acc.used
+  acc.window = type(u.window) == 'number' and u.window or acc.window
   self.usage = acc
 end
 

@@ -135,10 +135,15 @@ function parseToolCallPatch(update: Json): ToolCallPatch | undefined {
 }
 
 function parseUsage(value: Json): Usage | undefined {
-  const inputTokens = num(value, 'inputTokens');
-  const outputTokens = num(value, 'outputTokens');
+  const used = num(value, 'used');
+  const window = num(value, 'window');
+  // after a compaction the server sends only the meter (`used`, `window`)
+  const inputTokens = num(value, 'inputTokens') ?? (used !== undefined ? 0 : undefined);
+  const outputTokens = num(value, 'outputTokens') ?? (used !== undefined ? 0 : undefined);
   if (inputTokens === undefined || outputTokens === undefined) return undefined;
   const usage: Usage = { inputTokens, outputTokens };
+  if (used !== undefined) usage.used = used;
+  if (window !== undefined) usage.window = window;
   const cacheReadTokens = num(value, 'cacheReadTokens');
   if (cacheReadTokens !== undefined) usage.cacheReadTokens = cacheReadTokens;
   const reasoningTokens = num(value, 'reasoningTokens');

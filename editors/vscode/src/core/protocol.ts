@@ -53,6 +53,10 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens?: number;
   reasoningTokens?: number;
+  /** Tokens the session's context holds now (the context meter). */
+  used?: number;
+  /** The model's context window. */
+  window?: number;
 }
 
 export type ToolCallContent =

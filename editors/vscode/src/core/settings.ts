@@ -23,10 +23,14 @@ export interface ServerSettings {
     temperature?: number;
     maxTokens?: number;
     stop?: string[];
+    contextWindow?: number;
     timeouts?: { connect?: number; firstByte?: number; readIdle?: number; retryBudget?: number };
   };
-  permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy };
+  permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy; shellAllow?: string[] };
   edits?: { saveAfterTurn?: boolean };
+  shell?: { defaultTimeout?: number; maxTimeout?: number };
+  instructions?: { files?: string[] };
+  compaction?: { threshold?: number };
   maxStepsPerTurn?: number;
   sessionDir?: string;
   sessionStore?: 'jsonl' | 'sqlite';
@@ -38,7 +42,9 @@ type Kind =
   | { type: 'enum'; values: readonly string[] }
   | { type: 'integer'; minimum: number; maximum?: number }
   | { type: 'number'; minimum: number; maximum: number }
-  | { type: 'strings'; maxItems: number };
+  | { type: 'number'; above: number; maximum?: number }
+  | { type: 'strings'; maxItems: number }
+  | { type: 'strings'; keepEmpty: true };
 
 /** Every server-facing key below `dsh.`, with how its value is checked. */
 export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
@@ -50,14 +56,20 @@ export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
   'model.temperature': { type: 'number', minimum: 0, maximum: 2 },
   'model.maxTokens': { type: 'integer', minimum: 1 },
   'model.stop': { type: 'strings', maxItems: 16 },
-  'model.timeouts.connect': { type: 'number', minimum: 0, maximum: 86_400 },
-  'model.timeouts.firstByte': { type: 'number', minimum: 0, maximum: 86_400 },
-  'model.timeouts.readIdle': { type: 'number', minimum: 0, maximum: 86_400 },
-  'model.timeouts.retryBudget': { type: 'number', minimum: 0, maximum: 86_400 },
+  'model.contextWindow': { type: 'integer', minimum: 1024, maximum: 100_000_000 },
+  'model.timeouts.connect': { type: 'number', above: 0 },
+  'model.timeouts.firstByte': { type: 'number', above: 0 },
+  'model.timeouts.readIdle': { type: 'number', above: 0 },
+  'model.timeouts.retryBudget': { type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   'permissions.edit': { type: 'enum', values: ['allow', 'ask'] },
   'permissions.shell': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
+  'permissions.shellAllow': { type: 'strings', keepEmpty: true },
   'edits.saveAfterTurn': { type: 'boolean' },
+  'shell.defaultTimeout': { type: 'number', above: 0, maximum: 86_400 },
+  'shell.maxTimeout': { type: 'number', above: 0, maximum: 86_400 },
+  'instructions.files': { type: 'strings', keepEmpty: true },
+  'compaction.threshold': { type: 'number', above: 0, maximum: 1 },
   maxStepsPerTurn: { type: 'integer', minimum: 1, maximum: 10_000 },
   sessionDir: { type: 'string', path: true },
   sessionStore: { type: 'enum', values: ['jsonl', 'sqlite'] },
@@ -125,10 +137,21 @@ function check(key: string, kind: Kind, value: unknown, vars: Substitutions): { 
         : { problem: `dsh.${key} must be an integer ${range} (got ${JSON.stringify(value)})` };
     }
     case 'number':
+      if ('above' in kind) {
+        const most = kind.maximum === undefined ? '' : `, at most ${kind.maximum}`;
+        return typeof value === 'number' && Number.isFinite(value) && value > kind.above && value <= (kind.maximum ?? Infinity)
+          ? { value }
+          : { problem: `dsh.${key} must be a number above ${kind.above}${most} (got ${JSON.stringify(value)})` };
+      }
       return typeof value === 'number' && Number.isFinite(value) && value >= kind.minimum && value <= kind.maximum
         ? { value }
         : { problem: `dsh.${key} must be a number from ${kind.minimum} to ${kind.maximum} (got ${JSON.stringify(value)})` };
     case 'strings':
+      if ('keepEmpty' in kind) {
+        return Array.isArray(value) && value.every((item) => typeof item === 'string')
+          ? { value }
+          : { problem: `dsh.${key} must be a list of strings` };
+      }
       if (!Array.isArray(value) || !value.every((item) => typeof item === 'string') || value.length > kind.maxItems) {
         return { problem: `dsh.${key} must be a list of at most ${kind.maxItems} strings (got ${JSON.stringify(value)})` };
       }

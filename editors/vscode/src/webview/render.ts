@@ -46,6 +46,10 @@ export function usageText(usage: Usage): string {
   const parts = [`in ${shortNumber(usage.inputTokens)}`, `out ${shortNumber(usage.outputTokens)}`];
   if (usage.cacheReadTokens) parts.push(`cached ${shortNumber(usage.cacheReadTokens)}`);
   if (usage.reasoningTokens) parts.push(`reasoning ${shortNumber(usage.reasoningTokens)}`);
+  if (usage.used !== undefined && usage.window !== undefined && usage.window > 0) {
+    const pct = Math.round((100 * usage.used) / usage.window);
+    parts.push(`context ${shortNumber(usage.used)}/${shortNumber(usage.window)} (${pct}%)`);
+  }
   return parts.join(' · ');
 }
 

@@ -116,6 +116,7 @@ test('activation, settings, a streamed turn with an approval, Show diff, and shu
     assert.deepEqual([...world.commands.keys()].sort(), [
       'dsh.ask',
       'dsh.cancel',
+      'dsh.compact',
       'dsh.focusChat',
       'dsh.newSession',
       'dsh.restartServer',

@@ -43,5 +43,5 @@ test('settings.ts reads exactly the server keys package.json declares, with the 
 
 test('every contributed command and keybinding is one the extension registers', () => {
   const ids = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(ids, ['dsh.ask', 'dsh.cancel', 'dsh.focusChat', 'dsh.newSession', 'dsh.restartServer', 'dsh.setApiKey', 'dsh.showSessions']);
+  assert.deepEqual(ids, ['dsh.ask', 'dsh.cancel', 'dsh.compact', 'dsh.focusChat', 'dsh.newSession', 'dsh.restartServer', 'dsh.setApiKey', 'dsh.showSessions']);
 });

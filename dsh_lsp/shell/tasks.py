@@ -1,0 +1,144 @@
+"""ShellTasks: every command of this kernel, its live updates and its completion (shell).
+
+``start`` creates a ``ShellTask`` and runs it through the ``ShellExecutor`` as a task of the
+shell plugin's fiber (so unloading the plugin stops every command). While it runs, a
+throttled loop emits ``SHELL_OUTPUT`` when there is new output. A background task's end is
+announced on ``SHELL_TASK_DONE`` and injected into the owning session's agent (when the
+``AGENTS`` registry is there) as context the model reads at its next step.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+import anyio
+
+from dsh_lsp.agent import AGENTS, AgentId
+from dsh_lsp.kernel import Context
+from dsh_lsp.llm import SessionId
+
+from .config import ShellConfig
+from .errors import SHELL_TOO_MANY_TASKS, SHELL_UNKNOWN_TASK, ShellError
+from .events import SHELL_OUTPUT, SHELL_TASK_DONE, ShellOutput
+from .executor import ShellExecutor, ShellSpec, ShellTask
+from .output import OutputBuffer
+
+_log = logging.getLogger(__name__)
+
+
+class ShellTasks:
+    """See the module docstring. Built by ``ShellPlugin``."""
+
+    __slots__ = ("_config", "_ctx", "_executor", "_ids", "_tasks")
+
+    def __init__(self, ctx: Context, executor: ShellExecutor, config: ShellConfig) -> None:
+        self._ctx = ctx
+        self._executor = executor
+        self._config = config
+        self._tasks: dict[str, ShellTask] = {}
+        self._ids = itertools.count(1)
+
+    def start(
+        self,
+        spec: ShellSpec,
+        *,
+        session_id: SessionId | None,
+        call_id: str | None,
+        background: bool,
+    ) -> ShellTask:
+        """Start ``spec``; returns its task at once. Raises ShellError
+        (``SHELL_TOO_MANY_TASKS``) when the session's background tasks are at the limit."""
+        if background:
+            running = [
+                t
+                for t in self._tasks.values()
+                if t.background and t.running and t.session_id == session_id
+            ]
+            if len(running) >= self._config.max_background_tasks:
+                raise ShellError(
+                    f"{len(running)} background commands are running already; wait for one "
+                    "or stop one with bash_kill",
+                    code=SHELL_TOO_MANY_TASKS,
+                )
+        task = ShellTask(
+            id=f"bash_{next(self._ids)}",
+            spec=spec,
+            session_id=session_id,
+            call_id=call_id,
+            background=background,
+            output=OutputBuffer(self._config.output_cap_bytes),
+        )
+        self._tasks[task.id] = task
+        self._ctx.start_soon(self._run, task, name=f"shell {task.id}")
+        return task
+
+    def get(self, task_id: str, session_id: SessionId | None) -> ShellTask:
+        """The task ``task_id`` of this session. Raises ShellError (``SHELL_UNKNOWN_TASK``)."""
+        task = self._tasks.get(task_id)
+        if task is None or task.session_id != session_id:
+            raise ShellError(f"no command {task_id!r} in this session", code=SHELL_UNKNOWN_TASK)
+        return task
+
+    def forget(self, task: ShellTask) -> None:
+        """Drop a finished task and its spill file."""
+        if not task.running:
+            self._tasks.pop(task.id, None)
+            task.output.close()
+
+    def close(self) -> None:
+        """Stop every command and delete every spill file (the plugin is unloading)."""
+        for task in self._tasks.values():
+            task.kill()
+            task.output.close()
+        self._tasks.clear()
+
+    async def _run(self, task: ShellTask) -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._live, task)
+            try:
+                await self._executor.run(task)
+            finally:
+                group.cancel_scope.cancel()
+        if task.background:
+            self._announce(task)
+
+    async def _live(self, task: ShellTask) -> None:
+        seen = 0
+        interval = self._config.live_interval_s
+        while task.running:
+            with anyio.move_on_after(interval):
+                await task.done.wait()
+            if task.revision != seen and task.running:
+                seen = task.revision
+                self._ctx.emit_contained(
+                    SHELL_OUTPUT,
+                    ShellOutput(
+                        session_id=task.session_id,
+                        call_id=task.call_id,
+                        task_id=task.id,
+                        command=task.spec.command,
+                        tail=task.output.tail(self._config.live_tail_chars),
+                        total_bytes=task.output.total,
+                        elapsed_s=task.elapsed(),
+                    ),
+                )
+
+    def _announce(self, task: ShellTask) -> None:
+        self._ctx.emit_contained(SHELL_TASK_DONE, task)
+        agents = self._ctx.get(AGENTS)
+        if agents is None or task.session_id is None:
+            return
+        agent = agents.get(AgentId(task.session_id))
+        if agent is None or agent.status == "disposed":
+            return
+        text = (
+            f"<background-task-done id={task.id}>\nThe background command `{task.spec.command}` "
+            f"ended after {task.elapsed():.1f}s: {task.status_line()} "
+            f"({task.output.total} bytes of output; read it with bash_output "
+            f'{{"task_id": "{task.id}"}}).\n</background-task-done>'
+        )
+        try:
+            agent.inject(text)
+        except Exception:
+            _log.warning("could not inject the end of %s", task.id, exc_info=True)

@@ -1,0 +1,65 @@
+"""Helpers for the shell tests: a kernel with the tools and the shell, sessions, calls."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+
+from dsh_lsp.kernel import Context, Kernel
+from dsh_lsp.llm import CallId, JsonValue, SessionId, TextBlock
+from dsh_lsp.session import Session, SessionHeader
+from dsh_lsp.shell import ShellPlugin
+from dsh_lsp.tools import TOOLS, ToolExecution, ToolRegistry, ToolResult, ToolsPlugin
+
+_ids = count()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShellHarness:
+    """A running kernel with ``ToolsPlugin`` and ``ShellPlugin``."""
+
+    kernel: Kernel
+    ctx: Context
+    registry: ToolRegistry
+    root: Path
+    plugin: ShellPlugin
+
+    def session(self) -> Session:
+        """A fresh session whose cwd is the workspace root."""
+        header = SessionHeader(id=SessionId(f"s{next(_ids)}"), created_at=0, cwd=str(self.root))
+        return Session(header)
+
+    async def call(self, name: str, arguments: JsonValue, session: Session) -> ToolResult:
+        """Run one call through the registry; the final result."""
+        execution = ToolExecution(
+            call_id=CallId(f"c{next(_ids)}"), name=name, arguments=arguments, session=session
+        )
+        return (await self.registry.execute(execution)).result
+
+
+@asynccontextmanager
+async def shell_kernel(
+    root: Path,
+    *,
+    config: dict[str, JsonValue] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> AsyncIterator[ShellHarness]:
+    """A kernel with the tools services and the shell over ``environ`` (default: ours)."""
+    env = dict(os.environ if environ is None else environ)
+    async with Kernel() as kernel:
+        ctx = kernel.context
+        await ctx.plugin(ToolsPlugin)
+        plugin = ShellPlugin(environ=lambda: env)
+        await ctx.plugin(plugin, config)
+        yield ShellHarness(
+            kernel=kernel, ctx=ctx, registry=ctx.require(TOOLS), root=root, plugin=plugin
+        )
+
+
+def text_of(result: ToolResult) -> str:
+    """The text of a result's blocks."""
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
