@@ -38,6 +38,7 @@ from dsh_lsp.tools import (
     PreToolDecision,
     ToolCallView,
     ToolExecution,
+    outside_read_decision,
 )
 
 NO_TERMINAL: Final = "not approved: no terminal to ask (use --yes or a permission setting)"
@@ -168,14 +169,7 @@ class TerminalApprovalPlugin(Plugin[None]):
         def level(decision: PreToolDecision, execution: ToolExecution) -> PreToolDecision:
             name = execution.name
             if isinstance(decision, Ask) and tools.is_read_only(name):
-                match levels.read_outside:
-                    case "allow":
-                        return Allow()
-                    case "deny":
-                        why = decision.reason or f"{name} would read outside the workspace"
-                        return Deny(reason=f"{why}, and --read-outside is 'deny'")
-                    case "ask":
-                        return decision
+                return outside_read_decision(decision, levels.read_outside, name, "--read-outside")
             if not isinstance(decision, Allow) or tools.is_read_only(name):
                 return decision
             kind = tools.present_call(name, execution.arguments).kind

@@ -25,6 +25,7 @@ from .decisions import ExecutionOutcome as ExecutionOutcome
 from .decisions import PostExecutePayload as PostExecutePayload
 from .decisions import PostToolDecision as PostToolDecision
 from .decisions import PreToolDecision as PreToolDecision
+from .decisions import outside_read_decision as outside_read_decision
 from .definition import CallPresenter as CallPresenter
 from .definition import ExecuteFn as ExecuteFn
 from .definition import ResultPresenter as ResultPresenter
@@ -156,6 +157,7 @@ __all__ = (
     "error_result",
     "generic_call_view",
     "generic_result_view",
+    "outside_read_decision",
     "parse_arguments",
     "render_prompt",
     "run_tool_calls",

@@ -13,6 +13,7 @@ which the caller injects after all results of the step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from dsh_lsp.llm import ContentBlock
 
@@ -76,3 +77,19 @@ class ExecutionOutcome:
 
     result: ToolResult
     additional_context: tuple[ContentBlock, ...] = ()
+
+
+def outside_read_decision(
+    decision: Ask, level: Literal["ask", "allow", "deny"], tool: str, setting: str
+) -> PreToolDecision:
+    """What a read-only ``tool`` that ``decision`` asks about (a read outside the workspace)
+    becomes under the user's ``level`` for such reads; ``setting`` names where that level is
+    set (a setting or a flag), for the refusal reason. Never raises."""
+    match level:
+        case "allow":
+            return Allow()
+        case "deny":
+            why = decision.reason or f"{tool} would read outside the workspace"
+            return Deny(reason=f"{why}, and {setting} is 'deny'")
+        case "ask":
+            return decision

@@ -22,7 +22,15 @@ from collections.abc import Awaitable, Callable
 
 from dsh_lsp.server.settings import PermissionSettings
 from dsh_lsp.shell import prefix_allows
-from dsh_lsp.tools import Allow, Ask, Deny, PreToolDecision, ToolExecution, ToolRegistry
+from dsh_lsp.tools import (
+    Allow,
+    Ask,
+    Deny,
+    PreToolDecision,
+    ToolExecution,
+    ToolRegistry,
+    outside_read_decision,
+)
 
 from .shell_rules import ShellAllowList
 
@@ -47,14 +55,12 @@ def permission_policy(
         settings = current()
         name = execution.name
         if isinstance(decision, Ask) and tools.is_read_only(name):
-            match settings.read_outside_workspace:
-                case "allow":
-                    return Allow()
-                case "deny":
-                    why = decision.reason or f"{name} would read outside the workspace"
-                    return Deny(reason=f"{why}, and dsh.permissions.readOutsideWorkspace is 'deny'")
-                case "ask":
-                    return decision
+            return outside_read_decision(
+                decision,
+                settings.read_outside_workspace,
+                name,
+                "dsh.permissions.readOutsideWorkspace",
+            )
         if not isinstance(decision, Allow):
             return decision
         kind = tools.present_call(name, execution.arguments).kind
