@@ -24,8 +24,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+try:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+except ModuleNotFoundError as missing:  # a Python without the dev extra
+    raise SystemExit(
+        "the RFC gates need markdown-it-py (the dev extra): run them with the project venv, "
+        "e.g. .venv/bin/python scripts/verify_rfc_format.py"
+    ) from missing
 
 _PARSER = MarkdownIt("commonmark").enable("table")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
