@@ -132,6 +132,9 @@ arrives (its filter is left by a throw), as a user's next request would flush th
   (dsh-boot)
   (dsh-prompt "Write a long essay")
   (dsh-wait "the turn to start" 30 (lambda () (dsh-noted "^dsh: working on")))
+  ;; "working on" is shown before the model is asked: cancel once the request is streaming
+  ;; (the test writes DSH_MODEL_ASKED when the model server receives it)
+  (dsh-wait "the model request" 30 (lambda () (file-exists-p (getenv "DSH_MODEL_ASKED"))))
   (eglot-execute-command (eglot-current-server) "dsh.cancel" [])
   (dsh-wait "the cancel" 30 (lambda () (dsh-noted "^dsh: cancelled")))
   (dsh-data :notes (vconcat dsh-notes))

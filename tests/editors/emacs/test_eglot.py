@@ -21,6 +21,7 @@ import pytest
 
 from dsh_lsp.testing import (
     Event,
+    RecordedRequest,
     ScriptedResponse,
     ScriptedServer,
     Stall,
@@ -87,6 +88,7 @@ def _run(
             "DSH_SESSION_DIR": str(tmp_path / "sessions"),
             "DSH_OUT": str(out),
             "DSH_CASE": case,
+            "DSH_MODEL_ASKED": str(tmp_path / "model-asked"),
             "DSH_README_EL": str(readme_el),
             "DEEPSEEK_API_KEY": "scripted-key",
         },
@@ -153,12 +155,18 @@ def test_a_code_action_asks_about_the_selection(
     assert "beta" in model.requests[0].body.decode("utf-8"), "the selection reached the model"
 
 
-def test_cancel_stops_the_turn(tmp_path: Path, workspace: Path, model: ScriptedServer) -> None:
+def test_cancel_stops_the_turn(tmp_path: Path, workspace: Path) -> None:
     hanging = StreamResponse(
         steps=(
             Event(data=delta_payload({"role": "assistant", "content": "Once"})),
             Stall(seconds=None),
         )
     )
-    _run("cancel", tmp_path, workspace, model, [hanging])
-    assert model.wait_for_disconnect(5.0), "the cancelled model request was not closed"
+    asked = tmp_path / "model-asked"
+
+    def note_request(_request: RecordedRequest) -> None:
+        asked.touch()  # the spec cancels once this exists; None: the script answers
+
+    with ScriptedServer(check=note_request) as model:
+        _run("cancel", tmp_path, workspace, model, [hanging])
+        assert model.wait_for_disconnect(5.0), "the cancelled model request was not closed"
