@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,18 +53,10 @@ return {
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
-    (root / "draft.txt").write_text("", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
+def workspace(workspace: Path) -> Path:
+    """The editors' shared workspace, plus the empty ``draft.txt`` the user types into."""
+    (workspace / "draft.txt").write_text("", encoding="utf-8")
+    return workspace
 
 
 def _editor(
