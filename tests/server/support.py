@@ -437,8 +437,11 @@ class RawServer:
                 return message
             seen.append(message)
 
-    async def initialize(self, root: Path, capabilities: Json = None) -> Json:
-        """``initialize`` + ``initialized``; returns the result."""
+    async def initialize(
+        self, root: Path, capabilities: Json = None, options: dict[str, Json] | None = None
+    ) -> Json:
+        """``initialize`` + ``initialized`` (``options`` join the session directory's in the
+        initialization options); returns the result."""
         await self.send(
             {
                 "jsonrpc": "2.0",
@@ -448,7 +451,10 @@ class RawServer:
                     "processId": None,
                     "rootUri": str(from_fs_path(str(root))),
                     "capabilities": capabilities or {"experimental": RICH},
-                    "initializationOptions": {"sessionDir": str(root / "sessions")},
+                    "initializationOptions": {
+                        "sessionDir": str(root / "sessions"),
+                        **(options or {}),
+                    },
                 },
             }
         )
