@@ -37,7 +37,6 @@ from dsh_lsp.fs_tools import (
     TextHunk,
     WriteGuard,
     apply_hunks,
-    apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
 from dsh_lsp.fs_tools.provider_kit import (
@@ -153,17 +152,10 @@ class ClosedFiles:
         current = disk.version if overlay is None else overlay.token
         check_expected(expected, current, shown)
         base = self._base(disk, overlay, shown)
-        view = BufferView.of(base)
-        applied = apply_literal_edits(view.text, edits, display_path=shown)
-        diff, hunks = view.change_to(applied.text)
-        wanted = apply_hunks(base, hunks)
-        version = await self._send(target, real, current, base, hunks, wanted, label)
-        return FsEditOutcome(
-            version=version,
-            before=view.text,
-            after=applied.text,
-            replacements=applied.replacements,
-            diff=diff,
+        edit = BufferView.of(base).edited(edits, shown)
+        wanted = apply_hunks(base, edit.hunks)
+        return edit.outcome(
+            await self._send(target, real, current, base, edit.hunks, wanted, label)
         )
 
     @staticmethod

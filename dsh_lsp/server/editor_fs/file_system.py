@@ -42,7 +42,6 @@ from dsh_lsp.fs_tools import (
     TextHunk,
     WriteGuard,
     apply_hunks,
-    apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
 from dsh_lsp.fs_tools.provider_kit import (
@@ -184,17 +183,12 @@ class EditorFileSystem:
             view = BufferView.of(raw)
             if "\0" in view.text:
                 raise not_text(shown, "contains NUL characters")
-            applied = apply_literal_edits(view.text, edits, display_path=shown)
-            diff, hunks = view.change_to(applied.text)
-            version = await self._send_open(
-                document, target, hunks, apply_hunks(raw, hunks), label, base=raw
-            )
-            return FsEditOutcome(
-                version=version,
-                before=view.text,
-                after=applied.text,
-                replacements=applied.replacements,
-                diff=diff,
+            edit = view.edited(edits, shown)
+            hunks = edit.hunks
+            return edit.outcome(
+                await self._send_open(
+                    document, target, hunks, apply_hunks(raw, hunks), label, base=raw
+                )
             )
 
     async def _enter(
