@@ -62,8 +62,7 @@ from .edit_delivery import SETTLE_SECONDS, Delivery, deliver
 from .edit_labels import current_label
 from .editor_connection import EditorConnection
 from .overlays import Overlays
-from .text_edits import text_edits
-from .workspace_edits import EditLabel, annotation_for, document_edit
+from .workspace_edits import EditLabel, document_edit, labelled_edits
 
 STREAM_CHARS: Final = 1 << 20
 """Characters per chunk when streaming an editor-held text."""
@@ -219,12 +218,7 @@ class EditorFileSystem:
             return documents.current_token(document)
         ahead = documents.expected(document.uri) is not None
         capabilities = self._editor.capabilities
-        edits = text_edits(
-            base,
-            hunks,
-            capabilities.position_encoding,
-            annotation=annotation_for(capabilities, label),
-        )
+        edits = labelled_edits(capabilities, label, base, hunks)
         version = None if ahead else document.version
         params = document_edit(capabilities, label, uri=document.uri, version=version, edits=edits)
         delivery = Delivery(
