@@ -377,6 +377,15 @@ def open_document(client: DshClient, uri: str, text: str, version: int = 1) -> N
     )
 
 
+def open_workspace_file(rig: Rig, client: DshClient, name: str, text: str) -> str:
+    """The workspace file ``name`` written with ``text`` (as is, no newline translation) and
+    opened in ``client`` with the same text; its uri."""
+    (rig.workspace / name).write_text(text, encoding="utf-8", newline="")
+    uri = rig.uri(name)
+    open_document(client, uri, text)
+    return uri
+
+
 def change_document(client: DshClient, uri: str, text: str, version: int) -> None:
     """``textDocument/didChange`` replacing the whole buffer (unsaved)."""
     buffer = client.editor.buffers.get(uri)

@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcException
 from dsh_lsp.server.errors import MODEL_HINT
 from dsh_lsp.testing import ToolCallSpec, completion, error, wire_usage
 
-from .support import DshClient, Rig, change_document, last_user_text, open_document, stalled
+from .support import DshClient, Rig, change_document, last_user_text, open_workspace_file, stalled
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -97,9 +97,7 @@ async def test_tool_calls_are_upserted_with_the_tools_presentation(
 async def test_an_attached_open_document_is_read_from_the_unsaved_buffer(
     rig: Rig, client: DshClient
 ) -> None:
-    (rig.workspace / "draft.md").write_text("saved text\n", encoding="utf-8")
-    uri = rig.uri("draft.md")
-    open_document(client, uri, "saved text\n")
+    uri = open_workspace_file(rig, client, "draft.md", "saved text\n")
     change_document(client, uri, "unsaved text in the editor\nsecond line\n", version=2)
     rig.model.enqueue(completion(text="seen"))
     session = await client.new_session()

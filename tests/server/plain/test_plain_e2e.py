@@ -19,7 +19,7 @@ from tests.server.support import (
     Json,
     ModelScript,
     Rig,
-    open_document,
+    open_workspace_file,
     running_server,
 )
 
@@ -67,9 +67,7 @@ async def test_the_commands_are_advertised(rig: Rig) -> None:
 
 
 async def test_a_prompt_command_runs_a_whole_turn(rig: Rig, client: DshClient) -> None:
-    (rig.workspace / "todo.md").write_text("- [ ] TODO: ship\n")
-    uri = rig.uri("todo.md")
-    open_document(client, uri, "- [ ] TODO: ship\n")
+    uri = open_workspace_file(rig, client, "todo.md", "- [ ] TODO: ship\n")
     edit = {"file_path": "todo.md", "old_string": "- [ ] TODO: ship", "new_string": "- [x] ship"}
     rig.model.enqueue(
         completion(
