@@ -34,6 +34,7 @@ from dsh_lsp.testing import (
     ScriptedServer,
     Stall,
     StreamResponse,
+    ToolCallSpec,
     delta_payload,
 )
 
@@ -375,6 +376,17 @@ def open_document(client: DshClient, uri: str, text: str, version: int = 1) -> N
             )
         )
     )
+
+
+def read_call(path: str, call_id: str = "r1") -> ToolCallSpec:
+    """The model's ``read`` of ``path``."""
+    return ToolCallSpec(id=call_id, name="read", arguments=json.dumps({"file_path": path}))
+
+
+def edit_call(path: str, old: str, new: str, call_id: str = "e1") -> ToolCallSpec:
+    """The model's ``edit`` of ``path``, replacing ``old`` by ``new``."""
+    args = {"file_path": path, "old_string": old, "new_string": new}
+    return ToolCallSpec(id=call_id, name="edit", arguments=json.dumps(args))
 
 
 def open_workspace_file(rig: Rig, client: DshClient, name: str, text: str) -> str:

@@ -12,20 +12,18 @@ import pytest
 
 from dsh_lsp.testing import ToolCallSpec, completion
 from tests.server.editor_model import Json
-from tests.server.support import DshClient, Rig, open_workspace_file, running_server
+from tests.server.support import (
+    DshClient,
+    Rig,
+    edit_call,
+    open_workspace_file,
+    read_call,
+    running_server,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EMOJI = "\U0001f600"
-
-
-def _read(path: str, call_id: str = "r1") -> ToolCallSpec:
-    return ToolCallSpec(id=call_id, name="read", arguments=json.dumps({"file_path": path}))
-
-
-def _edit(path: str, old: str, new: str, call_id: str = "e1") -> ToolCallSpec:
-    args = {"file_path": path, "old_string": old, "new_string": new}
-    return ToolCallSpec(id=call_id, name="edit", arguments=json.dumps(args))
 
 
 def _last_tool_result(rig: Rig) -> str:
@@ -36,8 +34,8 @@ def _last_tool_result(rig: Rig) -> str:
 
 async def _read_and_edit(rig: Rig, client: DshClient, path: str, old: str, new: str) -> None:
     rig.model.enqueue(
-        completion(tool_calls=[_read(path)]),
-        completion(tool_calls=[_edit(path, old, new)]),
+        completion(tool_calls=[read_call(path)]),
+        completion(tool_calls=[edit_call(path, old, new)]),
         completion(text="done"),
     )
     session = await client.new_session()
@@ -47,7 +45,7 @@ async def _read_and_edit(rig: Rig, client: DshClient, path: str, old: str, new: 
 async def test_the_agent_reads_the_unsaved_buffer(rig: Rig, client: DshClient) -> None:
     uri = open_workspace_file(rig, client, "unsaved.py", "x = 1\n")
     client.type(uri, 4, 5, "2  # unsaved")
-    rig.model.enqueue(completion(tool_calls=[_read("unsaved.py")]), completion(text="seen"))
+    rig.model.enqueue(completion(tool_calls=[read_call("unsaved.py")]), completion(text="seen"))
     session = await client.new_session()
     await client.prompt(session, "read unsaved.py")
     assert "x = 2  # unsaved" in _last_tool_result(rig)
@@ -167,9 +165,9 @@ async def test_edits_of_closed_files_stay_unsaved_until_the_editor_saves(
     client.editor.behaviour = replace(client.editor.behaviour, save_loaded=False)
     try:
         rig.model.enqueue(
-            completion(tool_calls=[_read("closed.txt")]),
-            completion(tool_calls=[_edit("closed.txt", "before", "after")]),
-            completion(tool_calls=[_read("closed.txt", "r2")]),
+            completion(tool_calls=[read_call("closed.txt")]),
+            completion(tool_calls=[edit_call("closed.txt", "before", "after")]),
+            completion(tool_calls=[read_call("closed.txt", "r2")]),
             completion(text="done"),
         )
         session = await client.new_session()
@@ -196,8 +194,8 @@ async def test_a_late_answer_after_cancel_is_ignored_quietly(rig: Rig, client: D
             raise
 
     rig.model.enqueue(
-        completion(tool_calls=[_read("late.txt")]),
-        completion(tool_calls=[_edit("late.txt", "slow", "fast")]),
+        completion(tool_calls=[read_call("late.txt")]),
+        completion(tool_calls=[edit_call("late.txt", "slow", "fast")]),
     )
     client.before_apply = never
     session = await client.new_session()
@@ -226,8 +224,8 @@ async def test_titles_and_edit_labels_show_paths_relative_to_the_session_cwd(
     )
     sent = len(client.editor.received)
     rig.model.enqueue(
-        completion(tool_calls=[_read(absolute), grep]),
-        completion(tool_calls=[_edit(absolute, "a = 1", "a = 2")]),
+        completion(tool_calls=[read_call(absolute), grep]),
+        completion(tool_calls=[edit_call(absolute, "a = 1", "a = 2")]),
         completion(text="done"),
     )
     session = await client.new_session()

@@ -19,7 +19,9 @@ from tests.server.support import (
     Json,
     ModelScript,
     Rig,
+    edit_call,
     open_workspace_file,
+    read_call,
     running_server,
 )
 
@@ -68,12 +70,9 @@ async def test_the_commands_are_advertised(rig: Rig) -> None:
 
 async def test_a_prompt_command_runs_a_whole_turn(rig: Rig, client: DshClient) -> None:
     uri = open_workspace_file(rig, client, "todo.md", "- [ ] TODO: ship\n")
-    edit = {"file_path": "todo.md", "old_string": "- [ ] TODO: ship", "new_string": "- [x] ship"}
     rig.model.enqueue(
-        completion(
-            tool_calls=[ToolCallSpec(id="r1", name="read", arguments='{"file_path":"todo.md"}')]
-        ),
-        completion(tool_calls=[ToolCallSpec(id="e1", name="edit", arguments=json.dumps(edit))]),
+        completion(tool_calls=[read_call("todo.md")]),
+        completion(tool_calls=[edit_call("todo.md", "- [ ] TODO: ship", "- [x] ship")]),
         completion(text="Shipped: the TODO in todo.md is checked off.\n\nNothing else to do."),
     )
 
