@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,7 +69,13 @@ def workspace(tmp_path: Path) -> Path:
 
 
 READ_APP = ToolCallSpec(id="read_app", name="read", arguments='{"file_path": "app.py"}')
+READ_OUTSIDE = ToolCallSpec(id="r1", name="read", arguments='{"file_path": "../secret.txt"}')
 """Edits need a read of the file first."""
+
+
+def _tool_messages(server: ScriptedServer, request: int) -> list[dict[str, Any]]:
+    """The ``tool`` messages of the model request numbered ``request`` (0 is the first)."""
+    return [m for m in server.requests[request].json()["messages"] if m["role"] == "tool"]
 
 
 def _edit(call_id: str, old: str, new: str) -> ToolCallSpec:
@@ -109,7 +116,7 @@ def test_a_resumed_session_keeps_its_workspace_from_another_folder(
         encoding="utf-8"
     ) == 'def greet():\n    return "hello"\n'
     assert list(elsewhere.iterdir()) == []
-    tool = [m for m in server.requests[3].json()["messages"] if m["role"] == "tool"]
+    tool = _tool_messages(server, 3)
     assert tool[-1]["content"].startswith(f"Edited {workspace / 'app.py'}")
 
 
@@ -168,12 +175,11 @@ def test_a_wrong_model_name_says_what_fixes_it(tmp_path: Path, workspace: Path) 
 def test_permission_levels_per_kind_apply_without_a_terminal(
     tmp_path: Path, workspace: Path
 ) -> None:
-    read_outside = ToolCallSpec(id="r1", name="read", arguments='{"file_path": "../secret.txt"}')
     script = [
-        completion(tool_calls=[read_outside, READ_APP]),
+        completion(tool_calls=[READ_OUTSIDE, READ_APP]),
         completion(tool_calls=[_edit("e1", '"hi"', '"hey"')]),
         completion(text="done"),
-        completion(tool_calls=[read_outside]),
+        completion(tool_calls=[READ_OUTSIDE]),
         completion(text="done"),
     ]
     with ScriptedServer(script) as server:
@@ -194,15 +200,11 @@ def test_permission_levels_per_kind_apply_without_a_terminal(
         )
     assert allowed.returncode == 0, allowed.stderr
     assert denied.returncode == 0, denied.stderr
-    first = {
-        m["tool_call_id"]: m["content"]
-        for m in server.requests[2].json()["messages"]
-        if m["role"] == "tool"
-    }
+    first = {m["tool_call_id"]: m["content"] for m in _tool_messages(server, 2)}
     assert "outside" in first["r1"]
     assert first["e1"].startswith("Edited ")
     assert '"hey"' in (workspace / "app.py").read_text(encoding="utf-8")
-    refused = [m["content"] for m in server.requests[4].json()["messages"] if m["role"] == "tool"]
+    refused = [m["content"] for m in _tool_messages(server, 4)]
     assert refused[0].startswith("Error: ")
     assert "--read-outside is 'deny'" in refused[0]
     assert NO_TERMINAL not in refused[0]
@@ -238,9 +240,8 @@ def _terminal(tmp_path: Path, base_url: str, *args: str) -> Terminal:
 def test_terminal_approval_shows_the_change_and_always_means_this_session(
     tmp_path: Path, workspace: Path
 ) -> None:
-    read_outside = ToolCallSpec(id="r1", name="read", arguments='{"file_path": "../secret.txt"}')
     script = [
-        completion(tool_calls=[read_outside, READ_APP]),
+        completion(tool_calls=[READ_OUTSIDE, READ_APP]),
         completion(tool_calls=[_edit("e1", '"hi"', '"hello"')]),
         completion(tool_calls=[_edit("e2", "greet", "welcome")]),
         completion(text="all done"),
@@ -261,7 +262,7 @@ def test_terminal_approval_shows_the_change_and_always_means_this_session(
     assert (workspace / "app.py").read_text(
         encoding="utf-8"
     ) == 'def welcome():\n    return "hello"\n'
-    tools = [m["content"] for m in server.requests[1].json()["messages"] if m["role"] == "tool"]
+    tools = [m["content"] for m in _tool_messages(server, 1)]
     assert tools[0] == "Error: the user declined to run read", "a person said no this time"
 
 

@@ -70,6 +70,7 @@ from .json_value import JsonObject as JsonObject
 from .json_value import JsonValue as JsonValue
 from .json_value import dumps_compact as dumps_compact
 from .json_value import loads_strict as loads_strict
+from .json_value import storable_text as storable_text
 from .message import MESSAGE_SOURCES as MESSAGE_SOURCES
 from .message import ExtensionSource as ExtensionSource
 from .message import Message as Message
@@ -178,6 +179,7 @@ __all__ = (
     "register_block_type",
     "source_from_json",
     "source_to_json",
+    "storable_text",
     "usage_from_json",
     "usage_to_json",
 )

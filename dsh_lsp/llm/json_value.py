@@ -2,7 +2,9 @@
 
 ``JsonValue`` types data that must survive a JSON round trip unchanged. ``dumps_compact`` is the
 only encoder the model layer uses for wire and log text: compact separators, UTF-8 kept as is,
-and ``NaN``/``Infinity`` rejected because JSON has no spelling for them.
+and ``NaN``/``Infinity`` rejected because JSON has no spelling for them. ``storable_text``
+makes a string UTF-8 can hold (the session log's and the editor mirror's one rule for
+surrogates).
 """
 
 from __future__ import annotations
@@ -35,3 +37,18 @@ def loads_strict(text: str | bytes) -> object:
     Raises ``ValueError`` (``json.JSONDecodeError`` included) for anything that is not JSON.
     """
     return json.loads(text, parse_constant=_reject_constant)
+
+
+def storable_text(text: str) -> str:
+    """``text`` with a surrogate pair joined into the one character it encodes and each
+    unpaired surrogate as U+FFFD (one UTF-16 unit for one, so positions still land).
+
+    Text with nothing to change is returned itself (compare with ``is``). Never raises.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text

@@ -4,7 +4,8 @@ An event is ``{type, seq, time, data, sourceEventSeqs?, surfaceOp?}``. ``seq`` e
 event's index in the log; ``time`` is milliseconds since the Unix epoch; ``data`` is lossless
 JSON (an object) and ``payload`` is the same data typed (see ``payloads``): given by a typed
 writer, or decoded from ``data`` once, on first read (the log reads it as it admits an event,
-so every logged event is decoded exactly once). ``surface_op`` is present exactly on
+so every logged event is decoded exactly once; a load leaves a stored ``assistant/chunk``
+to its first reader, see ``admission``). ``surface_op`` is present exactly on
 surface-eligible events and says how the event enters the model-visible surface: appended, or
 replacing a range of existing nodes.
 """

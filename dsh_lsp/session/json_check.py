@@ -14,7 +14,7 @@ import dataclasses
 import sys
 from typing import Final, TypeVar
 
-from dsh_lsp.llm import JsonValue
+from dsh_lsp.llm import JsonValue, storable_text
 
 MAX_DEPTH: Final = 256
 """Deepest nesting accepted; deeper data is refused rather than risking recursion limits."""
@@ -155,13 +155,7 @@ def storable(value: T) -> T:
 def _storable(value: object, depth: int) -> object:
     if type(value) is str:
         assert isinstance(value, str)
-        if value.isascii():
-            return value
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return value
+        return storable_text(value)
     if depth >= MAX_DEPTH:
         return value
     if isinstance(value, list | tuple):

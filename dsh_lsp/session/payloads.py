@@ -4,8 +4,9 @@ Every ``SessionEvent`` carries its ``data`` twice: as lossless JSON (``event.dat
 log stores) and typed (``event.payload``). The two meet only here. Writers build a payload
 and log it with ``Session.write``, which encodes it once (``to_json``); events that arrive
 as JSON (``Session.append``, a seed, a stored log) are decoded once, by type, by
-``decode_payload`` when the log admits them. Readers ``match`` on ``event.payload`` and never
-read the JSON.
+``decode_payload`` when the log admits them (a load defers a stored chunk to its first
+reader, ``check_stored_chunk``). Readers ``match`` on ``event.payload`` and never read the
+JSON.
 
 The payload union is an open vocabulary like the model layer's (see
 ``dsh_lsp.llm.vocabulary``): a plugin that logs its own event type subclasses
@@ -429,6 +430,23 @@ def _assistant_chunk(obj: JsonObject) -> AssistantChunkPayload:
         step=_count(obj, "step", what),
         chunk=chunk_from_json(obj.get("chunk")),
     )
+
+
+def check_stored_chunk(obj: JsonObject) -> None:
+    """Check a stored ``assistant/chunk`` record's envelope without decoding its chunk.
+
+    A load's share of admission for the type that makes up most of a log: positive integer
+    ``turn`` and ``step`` and an object ``chunk``. Nothing a load runs reads a chunk, so the
+    chunk itself is decoded when the event's ``payload`` is first read. Raises ``LlmError``
+    (``MALFORMED_RECORD``) naming the field, like the decoders.
+    """
+    turn, step = obj.get("turn"), obj.get("step")
+    if type(turn) is int and type(step) is int and turn > 0 and step > 0:  # a log is mostly this
+        if type(obj.get("chunk")) is not dict:
+            malformed(ev.ASSISTANT_CHUNK, "field 'chunk' must be an object")
+        return
+    _count(obj, "turn", ev.ASSISTANT_CHUNK)
+    _count(obj, "step", ev.ASSISTANT_CHUNK)
 
 
 def _assistant_message(obj: JsonObject) -> AssistantMessagePayload:

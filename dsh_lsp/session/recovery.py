@@ -142,7 +142,7 @@ def _event_at(value: object, seq: int) -> SessionEvent:
     event = event_from_json(value)
     if event.seq != seq:
         raise SessionError(f"expected seq {seq}, found seq {event.seq}", code=CORRUPT)
-    problem = event_problem(event)
+    problem = event_problem(event, stored=True)
     if problem is not None:
         raise SessionError(problem, code=CORRUPT)
     return event

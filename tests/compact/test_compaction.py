@@ -3,11 +3,12 @@ twice in a long session, and resume after a restart with summary + tail."""
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 
-from dsh_lsp.agent import AgentOptions, AgentSpec
+from dsh_lsp.agent import Agent, AgentOptions, AgentSpec
 from dsh_lsp.compact import (
     CHECKPOINT_PROMPT,
     COMPACT_END,
@@ -24,15 +25,28 @@ from dsh_lsp.testing.scripted_model import (
     Fail,
     Reply,
     Respond,
+    ScriptEntry,
     max_tokens_reply,
     reply,
     text_reply,
 )
-from tests.agent_loop.harness import MODEL, loop_harness, of_type
+from tests.agent_loop.harness import MODEL, Harness, loop_harness, of_type
 
 
 def _event(seq: int, kind: str, data: dict[str, object]) -> SessionEvent:
     return SessionEvent(type=kind, seq=seq, time=0, data=data)  # type: ignore[arg-type]
+
+
+def _compacting(*script: ScriptEntry, retain_tokens: int) -> AbstractAsyncContextManager[Harness]:
+    """The loop harness with compaction keeping ``retain_tokens`` of the tail verbatim."""
+    return loop_harness(*script, models=((CompactionPlugin(), {"retain_tokens": retain_tokens}),))
+
+
+async def _converse(agent: Agent, *prompts: str) -> None:
+    """Send each prompt in turn, waiting for the agent to go idle after each."""
+    for prompt in prompts:
+        agent.send(prompt)
+        await agent.when_idle()
 
 
 def test_a_call_and_its_result_are_never_split() -> None:
@@ -62,11 +76,9 @@ async def test_compact_now_replaces_the_oldest_region_with_a_summary() -> None:
         text_reply("third answer"),
         text_reply("CHECKPOINT: goal is testing"),
     )
-    async with loop_harness(*script, models=((CompactionPlugin(), {"retain_tokens": 20}),)) as h:
+    async with _compacting(*script, retain_tokens=20) as h:
         agent, handle = await h.create()
-        for prompt in ("one", "two", "three"):
-            agent.send(prompt)
-            await agent.when_idle()
+        await _converse(agent, "one", "two", "three")
         before = len(agent.session.events)
         outcome = await h.ctx.require(COMPACTION).compact_now(agent)
         texts = _texts(agent.session)
@@ -89,12 +101,9 @@ async def test_compact_now_replaces_the_oldest_region_with_a_summary() -> None:
 
 async def test_a_cut_off_summary_fails_closed() -> None:
     script = (text_reply("a " * 200), text_reply("b " * 200), max_tokens_reply("partial"))
-    async with loop_harness(*script, models=((CompactionPlugin(), {"retain_tokens": 10}),)) as h:
+    async with _compacting(*script, retain_tokens=10) as h:
         agent, handle = await h.create()
-        agent.send("one")
-        await agent.when_idle()
-        agent.send("two")
-        await agent.when_idle()
+        await _converse(agent, "one", "two")
         surface = agent.session.surface_seqs()
         with pytest.raises(CompactionError, match="cut off"):
             await h.ctx.require(COMPACTION).compact_now(agent)
@@ -170,11 +179,9 @@ async def test_a_context_overflow_compacts_once_and_retries_the_step() -> None:
         text_reply("CHECKPOINT overflow"),
         text_reply("answered after compaction"),
     )
-    async with loop_harness(*script, models=((CompactionPlugin(), {"retain_tokens": 10}),)) as h:
+    async with _compacting(*script, retain_tokens=10) as h:
         agent, handle = await h.create()
-        for prompt in ("one", "two", "three"):
-            agent.send(prompt)
-            await agent.when_idle()
+        await _converse(agent, "one", "two", "three")
         ends = of_type(agent.session, "turn/end")
         texts = _texts(agent.session)
         retried = h.model.requests[-1]

@@ -5,45 +5,22 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from itertools import count
 from pathlib import Path
 
 from dsh_lsp.fs_tools import FS, FileSystem, FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin, LocalSearchPlugin
-from dsh_lsp.kernel import Context, Kernel
-from dsh_lsp.llm import CallId, JsonValue, SessionId, TextBlock
-from dsh_lsp.session import Session, SessionHeader
-from dsh_lsp.tools import TOOLS, ToolExecution, ToolRegistry, ToolResult, ToolsPlugin
-
-_ids = count()
+from dsh_lsp.kernel import Kernel
+from dsh_lsp.llm import JsonValue, TextBlock
+from dsh_lsp.tools import TOOLS, ToolResult, ToolsPlugin
+from tests.tools.support import WorkspaceHarness
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class FsHarness:
+class FsHarness(WorkspaceHarness):
     """A running kernel with the tools services and the local file plugins."""
 
-    kernel: Kernel
-    ctx: Context
-    registry: ToolRegistry
     fs: FileSystem
-    root: Path
     policy: FsPolicyPlugin | None
-
-    def session(self, cwd: Path | None = None) -> Session:
-        """A fresh session whose cwd is ``cwd`` (default: the workspace root)."""
-        header = SessionHeader(
-            id=SessionId(f"s{next(_ids)}"), created_at=0, cwd=str(cwd or self.root)
-        )
-        return Session(header)
-
-    async def call(
-        self, name: str, arguments: JsonValue | str, session: Session | None = None
-    ) -> ToolResult:
-        """Run one call through the registry; the final result."""
-        execution = ToolExecution(
-            call_id=CallId(f"c{next(_ids)}"), name=name, arguments=arguments, session=session
-        )
-        return (await self.registry.execute(execution)).result
 
 
 @asynccontextmanager

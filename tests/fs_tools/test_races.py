@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ import pytest
 from dsh_lsp.fs_tools import FsError
 from dsh_lsp.fs_tools.local.atomic import atomic_write
 from dsh_lsp.fs_tools.local.disk import read_regular
-from tests.fs_tools.support import fs_kernel, text_of
+from tests.fs_tools.support import FsHarness, fs_kernel, text_of
 
 ROUNDS = 64
 
@@ -57,16 +57,23 @@ def world(tmp_path: Path) -> tuple[Path, Path, Path]:
     return workspace, workspace / "real", outside
 
 
-async def test_reads_through_a_swapping_link_never_return_outside_content_unasked(
-    world: tuple[Path, Path, Path],
-) -> None:
+@asynccontextmanager
+async def racing(world: tuple[Path, Path, Path]) -> AsyncIterator[FsHarness]:
+    """A file-tools kernel over the workspace of ``world`` while its ``link`` swaps between
+    the folder inside and the one outside, for as long as the block runs."""
     workspace, inside, outside = world
     async with fs_kernel(workspace) as h:
         with swapping(workspace / "link", inside, outside):
-            results = [
-                await h.call("read", {"file_path": "link/f.txt"}, h.session())
-                for _ in range(ROUNDS)
-            ]
+            yield h
+
+
+async def test_reads_through_a_swapping_link_never_return_outside_content_unasked(
+    world: tuple[Path, Path, Path],
+) -> None:
+    async with racing(world) as h:
+        results = [
+            await h.call("read", {"file_path": "link/f.txt"}, h.session()) for _ in range(ROUNDS)
+        ]
     texts = [text_of(result) for result in results]
     assert not [text for text in texts if "SECRET" in text]
     assert any("inside" in text for text in texts)
@@ -75,12 +82,11 @@ async def test_reads_through_a_swapping_link_never_return_outside_content_unaske
 async def test_writes_through_a_swapping_link_never_land_outside(
     world: tuple[Path, Path, Path],
 ) -> None:
-    workspace, inside, outside = world
-    async with fs_kernel(workspace) as h:
-        with swapping(workspace / "link", inside, outside):
-            for round_ in range(ROUNDS):
-                args = {"file_path": f"link/new{round_}.txt", "content": "x\n"}
-                await h.call("write", args, h.session())
+    _, inside, outside = world
+    async with racing(world) as h:
+        for round_ in range(ROUNDS):
+            args = {"file_path": f"link/new{round_}.txt", "content": "x\n"}
+            await h.call("write", args, h.session())
     assert sorted(p.name for p in outside.iterdir()) == ["f.txt"]
     assert list(inside.glob("new*.txt"))
 

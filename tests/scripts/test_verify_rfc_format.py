@@ -538,6 +538,15 @@ def test_rejected_rfc_keeps_the_proposal_shape(
 # --- markers in the source -----------------------------------------------------------------
 
 
+DEBT_RULE = (
+    "debt-marker: the legacy-format debt marker is retired; bring the body to the format instead"
+)
+GRANDFATHER_RULE = (
+    "grandfather-comment: there is no exemption from "
+    '"## Alternatives considered" (see the uniform-format RFC)'
+)
+
+
 @pytest.mark.parametrize(
     ("snippet", "line"),
     [
@@ -551,11 +560,7 @@ def test_legacy_debt_marker_is_banned(
     snippet: str, line: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = f"{IMPL_HEAD}## Problem\n\n{snippet}\n\nWhy.\n\n{AFTER_PROBLEM}"
-    rule = (
-        "debt-marker: the legacy-format debt marker is retired; bring the body to the format "
-        "instead"
-    )
-    _fails_with(tmp_path, capsys, "implemented", text, [(line, rule)])
+    _fails_with(tmp_path, capsys, "implemented", text, [(line, DEBT_RULE)])
 
 
 def test_general_todo_tags_are_not_an_rfc_rule(
@@ -578,11 +583,7 @@ def test_grandfather_comment_is_not_an_exemption(
         text,
         [
             _missing("Alternatives considered"),
-            (
-                5,
-                "grandfather-comment: there is no exemption from "
-                '"## Alternatives considered" (see the uniform-format RFC)',
-            ),
+            (5, GRANDFATHER_RULE),
         ],
     )
 
@@ -591,11 +592,7 @@ def test_grandfather_comment_fails_even_beside_the_section(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = f"{IMPL_HEAD}{IMPL_BODY}{GRANDFATHER_COMMENT}\n"
-    rule = (
-        "grandfather-comment: there is no exemption from "
-        '"## Alternatives considered" (see the uniform-format RFC)'
-    )
-    _fails_with(tmp_path, capsys, "implemented", text, [(END_OF_IMPL, rule)])
+    _fails_with(tmp_path, capsys, "implemented", text, [(END_OF_IMPL, GRANDFATHER_RULE)])
 
 
 def test_violations_of_several_files_are_all_reported(

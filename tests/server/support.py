@@ -34,6 +34,7 @@ from dsh_lsp.testing import (
     ScriptedServer,
     Stall,
     StreamResponse,
+    ToolCallSpec,
     delta_payload,
 )
 
@@ -377,6 +378,26 @@ def open_document(client: DshClient, uri: str, text: str, version: int = 1) -> N
     )
 
 
+def read_call(path: str, call_id: str = "r1") -> ToolCallSpec:
+    """The model's ``read`` of ``path``."""
+    return ToolCallSpec(id=call_id, name="read", arguments=json.dumps({"file_path": path}))
+
+
+def edit_call(path: str, old: str, new: str, call_id: str = "e1") -> ToolCallSpec:
+    """The model's ``edit`` of ``path``, replacing ``old`` by ``new``."""
+    args = {"file_path": path, "old_string": old, "new_string": new}
+    return ToolCallSpec(id=call_id, name="edit", arguments=json.dumps(args))
+
+
+def open_workspace_file(rig: Rig, client: DshClient, name: str, text: str) -> str:
+    """The workspace file ``name`` written with ``text`` (as is, no newline translation) and
+    opened in ``client`` with the same text; its uri."""
+    (rig.workspace / name).write_text(text, encoding="utf-8", newline="")
+    uri = rig.uri(name)
+    open_document(client, uri, text)
+    return uri
+
+
 def change_document(client: DshClient, uri: str, text: str, version: int) -> None:
     """``textDocument/didChange`` replacing the whole buffer (unsaved)."""
     buffer = client.editor.buffers.get(uri)
@@ -437,8 +458,11 @@ class RawServer:
                 return message
             seen.append(message)
 
-    async def initialize(self, root: Path, capabilities: Json = None) -> Json:
-        """``initialize`` + ``initialized``; returns the result."""
+    async def initialize(
+        self, root: Path, capabilities: Json = None, options: dict[str, Json] | None = None
+    ) -> Json:
+        """``initialize`` + ``initialized`` (``options`` join the session directory's in the
+        initialization options); returns the result."""
         await self.send(
             {
                 "jsonrpc": "2.0",
@@ -448,7 +472,10 @@ class RawServer:
                     "processId": None,
                     "rootUri": str(from_fs_path(str(root))),
                     "capabilities": capabilities or {"experimental": RICH},
-                    "initializationOptions": {"sessionDir": str(root / "sessions")},
+                    "initializationOptions": {
+                        "sessionDir": str(root / "sessions"),
+                        **(options or {}),
+                    },
                 },
             }
         )

@@ -3,15 +3,22 @@ stop reasons, usage, errors."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from pygls.exceptions import JsonRpcException
 
 from dsh_lsp.server.errors import MODEL_HINT
-from dsh_lsp.testing import ToolCallSpec, completion, error, wire_usage
+from dsh_lsp.testing import completion, error, wire_usage
 
-from .support import DshClient, Rig, change_document, last_user_text, open_document, stalled
+from .support import (
+    DshClient,
+    Rig,
+    change_document,
+    edit_call,
+    last_user_text,
+    open_workspace_file,
+    read_call,
+    stalled,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -58,12 +65,9 @@ async def test_tool_calls_are_upserted_with_the_tools_presentation(
     rig: Rig, client: DshClient
 ) -> None:
     (rig.workspace / "notes.md").write_text("alpha\nbeta\n", encoding="utf-8")
-    edit = {"file_path": "notes.md", "old_string": "beta", "new_string": "gamma"}
     rig.model.enqueue(
-        completion(
-            tool_calls=[ToolCallSpec(id="r1", name="read", arguments='{"file_path":"notes.md"}')]
-        ),
-        completion(tool_calls=[ToolCallSpec(id="e1", name="edit", arguments=json.dumps(edit))]),
+        completion(tool_calls=[read_call("notes.md")]),
+        completion(tool_calls=[edit_call("notes.md", "beta", "gamma")]),
         completion(text="edited"),
     )
     session = await client.new_session()
@@ -97,9 +101,7 @@ async def test_tool_calls_are_upserted_with_the_tools_presentation(
 async def test_an_attached_open_document_is_read_from_the_unsaved_buffer(
     rig: Rig, client: DshClient
 ) -> None:
-    (rig.workspace / "draft.md").write_text("saved text\n", encoding="utf-8")
-    uri = rig.uri("draft.md")
-    open_document(client, uri, "saved text\n")
+    uri = open_workspace_file(rig, client, "draft.md", "saved text\n")
     change_document(client, uri, "unsaved text in the editor\nsecond line\n", version=2)
     rig.model.enqueue(completion(text="seen"))
     session = await client.new_session()

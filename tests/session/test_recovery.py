@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dsh_lsp.llm import UserSource
+from dsh_lsp.llm import LlmCode, LlmError, UserSource
 from dsh_lsp.session import (
+    ASSISTANT_CHUNK,
     STEP_END,
     TOOL_CALL,
     TOOL_RESULT,
@@ -68,6 +69,25 @@ def test_known_damage_counts_as_bad_and_bytes_records_decode() -> None:
     assert len(scan(texts, str, damaged={11: "row stored under seq 99"})) == 11
     with pytest.raises(SessionError, match="row stored under seq 99"):
         scan(texts, str, damaged={2: "row stored under seq 99"})
+
+
+def test_a_load_checks_a_stored_chunks_envelope_and_decodes_the_chunk_when_read() -> None:
+    session = new_session()
+    complete_turn(session)
+    texts = _texts(session)
+    (chunk,) = [event for event in scan(texts, str) if event.type == ASSISTANT_CHUNK]
+    assert chunk.payload == session.events[chunk.seq].payload
+    after = len(texts)
+    record = texts[chunk.seq].replace(f'"seq":{chunk.seq},', f'"seq":{after},')
+    odd = record.replace('"text-delta"', '"no-such-chunk"')
+    (loaded,) = scan([*texts, odd], str)[after:]
+    with pytest.raises(LlmError, match="unknown chunk type") as caught:
+        loaded.payload  # noqa: B018
+    assert caught.value.code == LlmCode.MALFORMED_RECORD
+    no_object = record.replace('{"type":"text-delta","index":0,"text":"ok"}', '"ok"')
+    for torn in (record.replace('"step":1', '"step":0'), no_object):
+        assert torn != record
+        assert len(scan([*texts, torn], str)) == after, torn
 
 
 def test_no_closers_without_an_open_turn() -> None:

@@ -40,6 +40,13 @@ async def _persistent(ctx: Context, root: Path, clock: FakeClock) -> None:
     await ctx.plugin(PersistenceCoordinatorPlugin())
 
 
+def _blocker(tmp_path: Path) -> Path:
+    """A file standing where a log directory's parent belongs: writes fail until it goes."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    return blocker
+
+
 async def test_create_registers_announces_and_notifies(clock: FakeClock) -> None:
     async with Kernel() as kernel:
         ctx = kernel.context
@@ -167,11 +174,8 @@ async def test_a_failed_flush_keeps_the_events_and_the_next_flush_retries(
 ) -> None:
     async with Kernel() as kernel:
         ctx = kernel.context
-        blocker = tmp_path / "not-a-dir"
-        blocker.write_text("")
-        await ctx.plugin(SessionPlugin(clock=clock))
-        await ctx.plugin(JsonlPersistencePlugin(clock=clock), {"directory": str(blocker / "x")})
-        await ctx.plugin(PersistenceCoordinatorPlugin())
+        blocker = _blocker(tmp_path)
+        await _persistent(ctx, blocker / "x", clock)
         session = ctx.require(SESSIONS).create(session_id=SessionId("retry"))
         complete_turn(session)
         with pytest.raises(SessionError) as caught:
@@ -225,11 +229,8 @@ async def test_a_failed_write_is_reported_on_session_stored(
 ) -> None:
     async with Kernel() as kernel:
         ctx = kernel.context
-        blocker = tmp_path / "not-a-dir"
-        blocker.write_text("")
-        await ctx.plugin(SessionPlugin(clock=clock))
-        await ctx.plugin(JsonlPersistencePlugin(clock=clock), {"directory": str(blocker / "x")})
-        await ctx.plugin(PersistenceCoordinatorPlugin())
+        blocker = _blocker(tmp_path)
+        await _persistent(ctx, blocker / "x", clock)
         notices: list[SessionStored] = []
         ctx.on(SESSION_STORED, notices.append)
         session = ctx.require(SESSIONS).create(session_id=SessionId("fails"))

@@ -6,39 +6,20 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from itertools import count
 from pathlib import Path
 
-from dsh_lsp.kernel import Context, Kernel
-from dsh_lsp.llm import CallId, JsonValue, SessionId, TextBlock
-from dsh_lsp.session import Session, SessionHeader
+from dsh_lsp.kernel import Kernel
+from dsh_lsp.llm import JsonValue, TextBlock
 from dsh_lsp.shell import ShellPlugin
-from dsh_lsp.tools import TOOLS, ToolExecution, ToolRegistry, ToolResult, ToolsPlugin
-
-_ids = count()
+from dsh_lsp.tools import TOOLS, ToolResult, ToolsPlugin
+from tests.tools.support import WorkspaceHarness
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ShellHarness:
+class ShellHarness(WorkspaceHarness):
     """A running kernel with ``ToolsPlugin`` and ``ShellPlugin``."""
 
-    kernel: Kernel
-    ctx: Context
-    registry: ToolRegistry
-    root: Path
     plugin: ShellPlugin
-
-    def session(self) -> Session:
-        """A fresh session whose cwd is the workspace root."""
-        header = SessionHeader(id=SessionId(f"s{next(_ids)}"), created_at=0, cwd=str(self.root))
-        return Session(header)
-
-    async def call(self, name: str, arguments: JsonValue, session: Session) -> ToolResult:
-        """Run one call through the registry; the final result."""
-        execution = ToolExecution(
-            call_id=CallId(f"c{next(_ids)}"), name=name, arguments=arguments, session=session
-        )
-        return (await self.registry.execute(execution)).result
 
 
 @asynccontextmanager

@@ -1,15 +1,19 @@
-"""Test helpers for the tools tests: a kernel with ToolsPlugin loaded, and small tools."""
+"""Test helpers for the tools tests: a kernel with ToolsPlugin loaded, and small tools; the
+base of the shell and file-tool harnesses (sessions over a workspace, calls)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
 
 import anyio
 
 from dsh_lsp.kernel import Context, Kernel, Plugin
-from dsh_lsp.llm import CallId, ContentBlock, JsonObject, JsonValue, TextBlock
+from dsh_lsp.llm import CallId, ContentBlock, JsonObject, JsonValue, SessionId, TextBlock
+from dsh_lsp.session import Session, SessionHeader
 from dsh_lsp.tools import (
     SYSTEM_PROMPT,
     TOOLS,
@@ -40,6 +44,35 @@ class Harness:
     ctx: Context
     registry: ToolRegistry
     prompt: SystemPrompt
+
+
+_ids = count()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceHarness:
+    """A running kernel with the tools services over the workspace ``root``."""
+
+    kernel: Kernel
+    ctx: Context
+    registry: ToolRegistry
+    root: Path
+
+    def session(self, cwd: Path | None = None) -> Session:
+        """A fresh session whose cwd is ``cwd`` (default: the workspace root)."""
+        header = SessionHeader(
+            id=SessionId(f"s{next(_ids)}"), created_at=0, cwd=str(cwd or self.root)
+        )
+        return Session(header)
+
+    async def call(
+        self, name: str, arguments: JsonValue | str, session: Session | None = None
+    ) -> ToolResult:
+        """Run one call through the registry; the final result."""
+        execution = ToolExecution(
+            call_id=CallId(f"c{next(_ids)}"), name=name, arguments=arguments, session=session
+        )
+        return (await self.registry.execute(execution)).result
 
 
 @asynccontextmanager

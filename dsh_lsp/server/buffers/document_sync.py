@@ -20,6 +20,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import lsp_method
 
+from dsh_lsp.llm import storable_text
 from dsh_lsp.server.wire import DshProtocol
 
 from .documents import ContentChange, OpenDocuments
@@ -41,7 +42,7 @@ class DocumentSyncProtocol(DshProtocol):
     ) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol
         """Mirror the opened document."""
         item = params.text_document
-        text = _storable(item.text)
+        text = storable_text(item.text)
         if text is not item.text:
             item = types.TextDocumentItem(
                 uri=item.uri, language_id=item.language_id, version=item.version, text=text
@@ -94,19 +95,6 @@ class DocumentSyncProtocol(DshProtocol):
             yield handler, (params,), None
 
 
-def _storable(text: str) -> str:
-    """``text`` with each unpaired surrogate as U+FFFD (a pair joined). Kept here rather
-    than importing ``dsh_lsp.session.storable``: the session layer loads after
-    ``initialize`` is answered."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
-
-
 def _change(change: types.TextDocumentContentChangeEvent) -> ContentChange:
     if isinstance(change, types.TextDocumentContentChangePartial):
         start, end = change.range.start, change.range.end
@@ -115,6 +103,6 @@ def _change(change: types.TextDocumentContentChangeEvent) -> ContentChange:
                 Position(line=start.line, character=start.character),
                 Position(line=end.line, character=end.character),
             ),
-            text=_storable(change.text),
+            text=storable_text(change.text),
         )
-    return ContentChange(range=None, text=_storable(change.text))
+    return ContentChange(range=None, text=storable_text(change.text))

@@ -22,11 +22,41 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
-from dsh_lsp.fs_tools import TextDiff, TextHunk, apply_hunks, diff_texts
+from dsh_lsp.fs_tools import (
+    EditApplication,
+    FsEditOutcome,
+    LiteralEdit,
+    TextDiff,
+    TextHunk,
+    apply_hunks,
+    apply_literal_edits,
+    diff_texts,
+)
 from dsh_lsp.fs_tools.provider_kit import BOM, Eol, detect_eol, normalize_eol, strip_bom
 
 BreakStyle = Literal["lf", "crlf", "mixed"]
 """``lf``: no CRLF; ``crlf``: every ``\\n`` is part of a CRLF; ``mixed``: both kinds."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BufferEdit:
+    """Literal edits planned on a buffer (``BufferView.edited``): the model's text before and
+    after, the diff between them, and its replacements as hunks of the buffer."""
+
+    before: str
+    applied: EditApplication
+    diff: TextDiff
+    hunks: tuple[TextHunk, ...]
+
+    def outcome(self, version: str) -> FsEditOutcome:
+        """The finished ``edit_text`` once the editor holds ``version``."""
+        return FsEditOutcome(
+            version=version,
+            before=self.before,
+            after=self.applied.text,
+            replacements=self.applied.replacements,
+            diff=self.diff,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,6 +105,15 @@ class BufferView:
         its replacements as hunks of ``raw``. Never raises."""
         diff = diff_texts(self.text, text)
         return diff, self.to_buffer(diff.text_hunks)
+
+    def edited(self, edits: Sequence[LiteralEdit], display_path: str) -> BufferEdit:
+        """``edits`` applied to the model's text and diffed once (``change_to``).
+
+        Raises ``FsError`` as ``apply_literal_edits`` does, naming ``display_path``.
+        """
+        applied = apply_literal_edits(self.text, edits, display_path=display_path)
+        diff, hunks = self.change_to(applied.text)
+        return BufferEdit(before=self.text, applied=applied, diff=diff, hunks=hunks)
 
     def write_change(self, content: str) -> tuple[TextDiff | None, tuple[TextHunk, ...], str]:
         """What replacing the buffer with ``content`` sends: the model-text diff (None when

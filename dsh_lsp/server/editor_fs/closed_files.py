@@ -37,7 +37,6 @@ from dsh_lsp.fs_tools import (
     TextHunk,
     WriteGuard,
     apply_hunks,
-    apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
 from dsh_lsp.fs_tools.provider_kit import (
@@ -57,8 +56,7 @@ from .disk_policy import DiskSync
 from .edit_delivery import Delivery, deliver
 from .editor_connection import EditorConnection
 from .overlays import Overlay, Overlays
-from .text_edits import text_edits
-from .workspace_edits import EditLabel, annotation_for, create_file_edit, document_edit
+from .workspace_edits import EditLabel, create_file_edit, document_edit, labelled_edits
 
 
 class ClosedFiles:
@@ -153,17 +151,10 @@ class ClosedFiles:
         current = disk.version if overlay is None else overlay.token
         check_expected(expected, current, shown)
         base = self._base(disk, overlay, shown)
-        view = BufferView.of(base)
-        applied = apply_literal_edits(view.text, edits, display_path=shown)
-        diff, hunks = view.change_to(applied.text)
-        wanted = apply_hunks(base, hunks)
-        version = await self._send(target, real, current, base, hunks, wanted, label)
-        return FsEditOutcome(
-            version=version,
-            before=view.text,
-            after=applied.text,
-            replacements=applied.replacements,
-            diff=diff,
+        edit = BufferView.of(base).edited(edits, shown)
+        wanted = apply_hunks(base, edit.hunks)
+        return edit.outcome(
+            await self._send(target, real, current, base, edit.hunks, wanted, label)
         )
 
     @staticmethod
@@ -192,21 +183,15 @@ class ClosedFiles:
         if not hunks:
             return current
         capabilities = self._editor.capabilities
-        edits = text_edits(
-            base,
-            hunks,
-            capabilities.position_encoding,
-            annotation=annotation_for(capabilities, label),
-        )
+        edits = labelled_edits(capabilities, label, base, hunks)
         uri = _uri(real, target.display_path)
         params = document_edit(capabilities, label, uri=uri, version=None, edits=edits)
         return await self._deliver(target, real, uri, params, expected, label)
 
     async def _create(self, target: FsTarget, real: str, content: str, label: EditLabel) -> str:
         capabilities = self._editor.capabilities
-        annotation = annotation_for(capabilities, label)
         insert = [TextHunk(start=0, end=0, new_text=content)] if content else []
-        edits = text_edits("", insert, capabilities.position_encoding, annotation=annotation)
+        edits = labelled_edits(capabilities, label, "", insert)
         uri = _uri(real, target.display_path)
         params = create_file_edit(capabilities, label, uri=uri, edits=edits)
         return await self._deliver(target, real, uri, params, content, label)

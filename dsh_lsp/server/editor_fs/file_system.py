@@ -42,7 +42,6 @@ from dsh_lsp.fs_tools import (
     TextHunk,
     WriteGuard,
     apply_hunks,
-    apply_literal_edits,
 )
 from dsh_lsp.fs_tools.local import LocalFileSystem
 from dsh_lsp.fs_tools.provider_kit import (
@@ -63,8 +62,7 @@ from .edit_delivery import SETTLE_SECONDS, Delivery, deliver
 from .edit_labels import current_label
 from .editor_connection import EditorConnection
 from .overlays import Overlays
-from .text_edits import text_edits
-from .workspace_edits import EditLabel, annotation_for, document_edit
+from .workspace_edits import EditLabel, document_edit, labelled_edits
 
 STREAM_CHARS: Final = 1 << 20
 """Characters per chunk when streaming an editor-held text."""
@@ -184,17 +182,12 @@ class EditorFileSystem:
             view = BufferView.of(raw)
             if "\0" in view.text:
                 raise not_text(shown, "contains NUL characters")
-            applied = apply_literal_edits(view.text, edits, display_path=shown)
-            diff, hunks = view.change_to(applied.text)
-            version = await self._send_open(
-                document, target, hunks, apply_hunks(raw, hunks), label, base=raw
-            )
-            return FsEditOutcome(
-                version=version,
-                before=view.text,
-                after=applied.text,
-                replacements=applied.replacements,
-                diff=diff,
+            edit = view.edited(edits, shown)
+            hunks = edit.hunks
+            return edit.outcome(
+                await self._send_open(
+                    document, target, hunks, apply_hunks(raw, hunks), label, base=raw
+                )
             )
 
     async def _enter(
@@ -225,12 +218,7 @@ class EditorFileSystem:
             return documents.current_token(document)
         ahead = documents.expected(document.uri) is not None
         capabilities = self._editor.capabilities
-        edits = text_edits(
-            base,
-            hunks,
-            capabilities.position_encoding,
-            annotation=annotation_for(capabilities, label),
-        )
+        edits = labelled_edits(capabilities, label, base, hunks)
         version = None if ahead else document.version
         params = document_edit(capabilities, label, uri=document.uri, version=version, edits=edits)
         delivery = Delivery(

@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from dsh_lsp.fs_tools import TextHunk
 from dsh_lsp.llm import JsonObject, JsonValue
 
 from .capabilities import EditCapabilities
+from .text_edits import text_edits
 
 ANNOTATION_ID: Final = "dsh"
 """The id of the one change annotation an edit carries."""
@@ -43,6 +45,15 @@ def annotation_for(capabilities: EditCapabilities, label: EditLabel) -> str | No
     if label.confirm and capabilities.change_annotations and capabilities.document_changes:
         return ANNOTATION_ID
     return None
+
+
+def labelled_edits(
+    capabilities: EditCapabilities, label: EditLabel, text: str, hunks: Sequence[TextHunk]
+) -> list[JsonValue]:
+    """The ``TextEdit`` objects of ``hunks`` of ``text`` in the client's position encoding,
+    annotated when ``label`` asks for a confirmation the client can show."""
+    annotation = annotation_for(capabilities, label)
+    return text_edits(text, hunks, capabilities.position_encoding, annotation=annotation)
 
 
 def document_edit(

@@ -14,6 +14,7 @@ import itertools
 import json
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,34 +55,33 @@ return {
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
-    (root / "draft.txt").write_text("", encoding="utf-8")
-    return root
+def workspace(workspace: Path) -> Path:
+    """The editors' shared workspace, plus the empty ``draft.txt`` the user types into."""
+    (workspace / "draft.txt").write_text("", encoding="utf-8")
+    return workspace
 
 
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
-
-
-def _editor(
+@contextmanager
+def _editing(
     nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer, prompt: str
-) -> EmbeddedNvim:
+) -> Iterator[EmbeddedNvim]:
+    """Neovim with a UI attached and the plugin set up (permission prompt ``prompt``), the
+    model scripted to read, edit and answer (``_script``); closed when the block ends."""
+    _script(model)
     env = isolated_env(tmp_path / "home", {"DEEPSEEK_API_KEY": "scripted-key"})
     # --embed without --headless: Neovim starts once the UI attached, as in a terminal
     argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
     argv += ["--cmd", "set noswapfile shadafile=NONE", "-c", "runtime plugin/dsh.lua"]
     editor = EmbeddedNvim(argv, env, str(tmp_path))
-    editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
-    server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(tmp_path / "server.log")]
-    editor.lua(
-        SETUP, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace), prompt
-    )
-    return editor
+    try:
+        editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
+        server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(tmp_path / "server.log")]
+        editor.lua(
+            SETUP, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace), prompt
+        )
+        yield editor
+    finally:
+        editor.close()
 
 
 def _state(editor: EmbeddedNvim) -> dict[str, Any]:  # Any: the Lua table as JSON
@@ -112,9 +112,7 @@ def _lines(editor: EmbeddedNvim, buffer: str) -> list[str]:
 def test_typing_through_an_approval_and_an_edit_loses_no_keystroke(
     nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
-    _script(model)
-    editor = _editor(nvim, tmp_path, workspace, model, "float")
-    try:
+    with _editing(nvim, tmp_path, workspace, model, "float") as editor:
         words = (f"w{i}" for i in itertools.count())
         typed: list[str] = []
 
@@ -149,16 +147,12 @@ def test_typing_through_an_approval_and_an_edit_loses_no_keystroke(
             m["content"] for m in model.requests[-1].json()["messages"] if m["role"] == "tool"
         ]
         assert "Error" not in tool_results[-1], tool_results[-1]
-    finally:
-        editor.close()
 
 
 def test_the_diff_preview_is_on_screen_when_the_picker_opens(
     nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
-    _script(model)
-    editor = _editor(nvim, tmp_path, workspace, model, "select")
-    try:
+    with _editing(nvim, tmp_path, workspace, model, "select") as editor:
         editor.lua(
             """
             vim.ui.select = function(items, _, on_choice)
@@ -188,5 +182,3 @@ def test_the_diff_preview_is_on_screen_when_the_picker_opens(
         assert "+beta OK" in shown, shown
         assert "No newline" not in shown, shown
         assert _lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
-    finally:
-        editor.close()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import httpx
 import pytest
 
-from dsh_lsp.llm import RetryPolicy
+from dsh_lsp.llm import LlmRetry, RetryPolicy
 from dsh_lsp.llm.deepseek import DeepSeekAdapter, DrainBudget, ReasoningEffort, Thinking
 from dsh_lsp.testing import ScriptedServer
 from tests.llm.deepseek.fakes import API_KEY, FakeClock, MakeAdapter
@@ -41,6 +42,9 @@ def make_adapter(
         thinking: Thinking | None = None,
         reasoning_effort: ReasoningEffort | None = None,
         drain: DrainBudget | None = None,
+        retry_budget: float | None = None,
+        on_retry: Callable[[LlmRetry], None] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> DeepSeekAdapter:
         return DeepSeekAdapter(
             client,
@@ -53,6 +57,9 @@ def make_adapter(
             clock=clock.time,
             random=clock.random,
             drain=drain,
+            retry_budget=retry_budget,
+            on_retry=on_retry,
+            monotonic=monotonic,
         )
 
     return make

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Protocol
 
 import anyio.lowlevel
 
-from dsh_lsp.llm import LlmRequest, Message, RetryPolicy, StreamChunk, TextBlock
+from dsh_lsp.llm import LlmRequest, LlmRetry, Message, RetryPolicy, StreamChunk, TextBlock
 from dsh_lsp.llm.deepseek import DeepSeekAdapter, DrainBudget, ReasoningEffort, Thinking
 
 API_KEY = "sk-test-0123456789abcdef"
@@ -42,6 +44,9 @@ class MakeAdapter(Protocol):
         thinking: Thinking | None = None,
         reasoning_effort: ReasoningEffort | None = None,
         drain: DrainBudget | None = None,
+        retry_budget: float | None = None,
+        on_retry: Callable[[LlmRetry], None] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> DeepSeekAdapter: ...
 
 

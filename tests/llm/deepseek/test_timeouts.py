@@ -16,7 +16,9 @@ from anyio.abc import SocketStream
 from dsh_lsp.llm import LlmCode, LlmError, LlmRetry, RetryPolicy, SessionId
 from dsh_lsp.llm.deepseek import DeepSeekAdapter, ModelTimeouts
 from dsh_lsp.testing import ScriptedServer, completion, error
-from tests.llm.deepseek.fakes import API_KEY, REQUEST, FakeClock, collect
+from tests.llm.deepseek.fakes import API_KEY, REQUEST, FakeClock, MakeAdapter, collect
+
+BACKOFF = RetryPolicy(max_retries=5, initial_delay=0.5)
 
 
 @asynccontextmanager
@@ -54,41 +56,24 @@ async def test_a_server_that_never_answers_fails_at_the_first_byte_deadline() ->
 
 
 async def test_each_retry_is_announced_with_its_number_and_cause(
-    server: ScriptedServer, client: httpx.AsyncClient, clock: FakeClock
+    server: ScriptedServer, make_adapter: MakeAdapter
 ) -> None:
     server.enqueue(
         error(429, "slow down", retry_after="1"), error(503, "busy"), completion(text="ok")
     )
     notices: list[LlmRetry] = []
-    adapter = DeepSeekAdapter(
-        client,
-        base_url=server.base_url,
-        api_key=API_KEY,
-        retry=RetryPolicy(max_retries=5, initial_delay=0.5),
-        sleep=clock.sleep,
-        random=clock.random,
-        on_retry=notices.append,
-    )
+    adapter = make_adapter(retry=BACKOFF, on_retry=notices.append)
     await collect(adapter, dataclasses.replace(REQUEST, session_id=SessionId("s1")))
     assert [n.message for n in notices] == ["retrying (1/5) after 429", "retrying (2/5) after 503"]
     assert {n.session_id for n in notices} == {"s1"}
 
 
 async def test_the_retry_budget_ends_a_call_that_keeps_failing(
-    server: ScriptedServer, client: httpx.AsyncClient, clock: FakeClock
+    server: ScriptedServer, make_adapter: MakeAdapter, clock: FakeClock
 ) -> None:
     server.enqueue(error(503, "busy"), error(503, "busy"), error(503, "busy"))
     ticks = iter([0.0, 0.4, 5.0])
-    adapter = DeepSeekAdapter(
-        client,
-        base_url=server.base_url,
-        api_key=API_KEY,
-        retry=RetryPolicy(max_retries=5, initial_delay=0.5),
-        sleep=clock.sleep,
-        random=clock.random,
-        retry_budget=2.0,
-        monotonic=lambda: next(ticks),
-    )
+    adapter = make_adapter(retry=BACKOFF, retry_budget=2.0, monotonic=lambda: next(ticks))
     with pytest.raises(LlmError) as caught:
         await collect(adapter)
     assert caught.value.code == LlmCode.SERVER

@@ -12,20 +12,18 @@ import pytest
 
 from dsh_lsp.testing import ToolCallSpec, completion
 from tests.server.editor_model import Json
-from tests.server.support import DshClient, Rig, open_document, running_server
+from tests.server.support import (
+    DshClient,
+    Rig,
+    edit_call,
+    open_workspace_file,
+    read_call,
+    running_server,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EMOJI = "\U0001f600"
-
-
-def _read(path: str, call_id: str = "r1") -> ToolCallSpec:
-    return ToolCallSpec(id=call_id, name="read", arguments=json.dumps({"file_path": path}))
-
-
-def _edit(path: str, old: str, new: str, call_id: str = "e1") -> ToolCallSpec:
-    args = {"file_path": path, "old_string": old, "new_string": new}
-    return ToolCallSpec(id=call_id, name="edit", arguments=json.dumps(args))
 
 
 def _last_tool_result(rig: Rig) -> str:
@@ -36,8 +34,8 @@ def _last_tool_result(rig: Rig) -> str:
 
 async def _read_and_edit(rig: Rig, client: DshClient, path: str, old: str, new: str) -> None:
     rig.model.enqueue(
-        completion(tool_calls=[_read(path)]),
-        completion(tool_calls=[_edit(path, old, new)]),
+        completion(tool_calls=[read_call(path)]),
+        completion(tool_calls=[edit_call(path, old, new)]),
         completion(text="done"),
     )
     session = await client.new_session()
@@ -45,11 +43,9 @@ async def _read_and_edit(rig: Rig, client: DshClient, path: str, old: str, new: 
 
 
 async def test_the_agent_reads_the_unsaved_buffer(rig: Rig, client: DshClient) -> None:
-    (rig.workspace / "unsaved.py").write_text("x = 1\n")
-    uri = rig.uri("unsaved.py")
-    open_document(client, uri, "x = 1\n")
+    uri = open_workspace_file(rig, client, "unsaved.py", "x = 1\n")
     client.type(uri, 4, 5, "2  # unsaved")
-    rig.model.enqueue(completion(tool_calls=[_read("unsaved.py")]), completion(text="seen"))
+    rig.model.enqueue(completion(tool_calls=[read_call("unsaved.py")]), completion(text="seen"))
     session = await client.new_session()
     await client.prompt(session, "read unsaved.py")
     assert "x = 2  # unsaved" in _last_tool_result(rig)
@@ -57,9 +53,7 @@ async def test_the_agent_reads_the_unsaved_buffer(rig: Rig, client: DshClient) -
 
 
 async def test_an_edit_is_a_versioned_minimal_apply_edit(rig: Rig, client: DshClient) -> None:
-    (rig.workspace / "app.py").write_text("def f():\n    return 1\n")
-    uri = rig.uri("app.py")
-    open_document(client, uri, "def f():\n    return 1\n")
+    uri = open_workspace_file(rig, client, "app.py", "def f():\n    return 1\n")
     client.type(uri, 22, 22, "# wip\n")
     sent = len(client.editor.received)
     await _read_and_edit(rig, client, "app.py", "return 1", "return 2")
@@ -78,9 +72,7 @@ async def test_an_edit_is_a_versioned_minimal_apply_edit(rig: Rig, client: DshCl
 async def test_a_user_typing_before_the_answer_keeps_their_text(
     rig: Rig, client: DshClient
 ) -> None:
-    (rig.workspace / "race.txt").write_text("alpha\nbeta\n")
-    uri = rig.uri("race.txt")
-    open_document(client, uri, "alpha\nbeta\n")
+    uri = open_workspace_file(rig, client, "race.txt", "alpha\nbeta\n")
 
     async def user_types(params: Json) -> None:
         client.type(uri, 0, 0, "typed ")
@@ -98,9 +90,7 @@ async def test_a_user_typing_before_the_answer_keeps_their_text(
 
 async def test_positions_use_the_negotiated_encoding(rig: Rig, client: DshClient) -> None:
     text = f"s = '{EMOJI}{EMOJI}' + x\n"
-    (rig.workspace / "emoji.py").write_text(text)
-    uri = rig.uri("emoji.py")
-    open_document(client, uri, text)
+    uri = open_workspace_file(rig, client, "emoji.py", text)
     sent = len(client.editor.received)
     await _read_and_edit(rig, client, "emoji.py", "+ x", "+ y")
     (params,) = client.editor.received[sent:]
@@ -114,18 +104,14 @@ async def test_positions_use_the_negotiated_encoding(rig: Rig, client: DshClient
 
 
 async def test_crlf_buffers_keep_their_line_endings(rig: Rig, client: DshClient) -> None:
-    (rig.workspace / "win.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
-    uri = rig.uri("win.txt")
-    open_document(client, uri, "one\r\ntwo\r\nthree\r\n")
+    uri = open_workspace_file(rig, client, "win.txt", "one\r\ntwo\r\nthree\r\n")
     await _read_and_edit(rig, client, "win.txt", "two\nthree", "2\n3\n4")
     assert client.editor.buffers[uri].text == "one\r\n2\r\n3\r\n4\r\n"
 
 
 async def test_a_huge_buffer_gets_a_one_line_hunk(rig: Rig, client: DshClient) -> None:
     text = "".join(f"value_{i} = {i}\n" for i in range(100_000))
-    (rig.workspace / "huge.py").write_text(text)
-    uri = rig.uri("huge.py")
-    open_document(client, uri, text)
+    uri = open_workspace_file(rig, client, "huge.py", text)
     sent = len(client.editor.received)
     await _read_and_edit(rig, client, "huge.py", "value_98765 = 98765\n", "value_98765 = 0\n")
     (params,) = client.editor.received[sent:]
@@ -179,9 +165,9 @@ async def test_edits_of_closed_files_stay_unsaved_until_the_editor_saves(
     client.editor.behaviour = replace(client.editor.behaviour, save_loaded=False)
     try:
         rig.model.enqueue(
-            completion(tool_calls=[_read("closed.txt")]),
-            completion(tool_calls=[_edit("closed.txt", "before", "after")]),
-            completion(tool_calls=[_read("closed.txt", "r2")]),
+            completion(tool_calls=[read_call("closed.txt")]),
+            completion(tool_calls=[edit_call("closed.txt", "before", "after")]),
+            completion(tool_calls=[read_call("closed.txt", "r2")]),
             completion(text="done"),
         )
         session = await client.new_session()
@@ -194,9 +180,7 @@ async def test_edits_of_closed_files_stay_unsaved_until_the_editor_saves(
 
 
 async def test_a_late_answer_after_cancel_is_ignored_quietly(rig: Rig, client: DshClient) -> None:
-    (rig.workspace / "late.txt").write_text("slow\n")
-    uri = rig.uri("late.txt")
-    open_document(client, uri, "slow\n")
+    uri = open_workspace_file(rig, client, "late.txt", "slow\n")
     asked = anyio.Event()
     withdrawn: list[bool] = []
 
@@ -210,8 +194,8 @@ async def test_a_late_answer_after_cancel_is_ignored_quietly(rig: Rig, client: D
             raise
 
     rig.model.enqueue(
-        completion(tool_calls=[_read("late.txt")]),
-        completion(tool_calls=[_edit("late.txt", "slow", "fast")]),
+        completion(tool_calls=[read_call("late.txt")]),
+        completion(tool_calls=[edit_call("late.txt", "slow", "fast")]),
     )
     client.before_apply = never
     session = await client.new_session()
@@ -233,17 +217,15 @@ async def test_a_late_answer_after_cancel_is_ignored_quietly(rig: Rig, client: D
 async def test_titles_and_edit_labels_show_paths_relative_to_the_session_cwd(
     rig: Rig, client: DshClient
 ) -> None:
-    (rig.workspace / "abs.py").write_text("a = 1\n")
-    uri = rig.uri("abs.py")
-    open_document(client, uri, "a = 1\n")
+    open_workspace_file(rig, client, "abs.py", "a = 1\n")
     absolute = str(rig.workspace / "abs.py")
     grep = ToolCallSpec(
         id="g1", name="grep", arguments=json.dumps({"pattern": "a", "path": str(rig.workspace)})
     )
     sent = len(client.editor.received)
     rig.model.enqueue(
-        completion(tool_calls=[_read(absolute), grep]),
-        completion(tool_calls=[_edit(absolute, "a = 1", "a = 2")]),
+        completion(tool_calls=[read_call(absolute), grep]),
+        completion(tool_calls=[edit_call(absolute, "a = 1", "a = 2")]),
         completion(text="done"),
     )
     session = await client.new_session()

@@ -19,7 +19,9 @@ from tests.server.support import (
     Json,
     ModelScript,
     Rig,
-    open_document,
+    edit_call,
+    open_workspace_file,
+    read_call,
     running_server,
 )
 
@@ -67,15 +69,10 @@ async def test_the_commands_are_advertised(rig: Rig) -> None:
 
 
 async def test_a_prompt_command_runs_a_whole_turn(rig: Rig, client: DshClient) -> None:
-    (rig.workspace / "todo.md").write_text("- [ ] TODO: ship\n")
-    uri = rig.uri("todo.md")
-    open_document(client, uri, "- [ ] TODO: ship\n")
-    edit = {"file_path": "todo.md", "old_string": "- [ ] TODO: ship", "new_string": "- [x] ship"}
+    uri = open_workspace_file(rig, client, "todo.md", "- [ ] TODO: ship\n")
     rig.model.enqueue(
-        completion(
-            tool_calls=[ToolCallSpec(id="r1", name="read", arguments='{"file_path":"todo.md"}')]
-        ),
-        completion(tool_calls=[ToolCallSpec(id="e1", name="edit", arguments=json.dumps(edit))]),
+        completion(tool_calls=[read_call("todo.md")]),
+        completion(tool_calls=[edit_call("todo.md", "- [ ] TODO: ship", "- [x] ship")]),
         completion(text="Shipped: the TODO in todo.md is checked off.\n\nNothing else to do."),
     )
 

@@ -6,10 +6,11 @@ to server requests that fail the request instead of wedging the turn."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from pygls.uris import from_fs_path
 
 from dsh_lsp.testing import ToolCallSpec, completion
 from tests.server.support import RICH, Json, ModelScript, RawServer, raw_server
@@ -23,24 +24,6 @@ EDITOR = {
         "workspaceEdit": {"documentChanges": True, "resourceOperations": ["create"]},
     },
 }
-
-
-async def initialize(server: RawServer, root: Path, capabilities: Json, options: Json) -> None:
-    await server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": "init",
-            "method": "initialize",
-            "params": {
-                "processId": None,
-                "rootUri": str(from_fs_path(str(root))),
-                "capabilities": capabilities,
-                "initializationOptions": {"sessionDir": str(root / "sessions"), **options},
-            },
-        }
-    )
-    await server.response("init")
-    await server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 
 
 async def server_request(server: RawServer, method: str) -> Json:
@@ -61,6 +44,17 @@ async def prompt(server: RawServer, text: str) -> None:
 def write_call(path: str) -> ToolCallSpec:
     arguments = json.dumps({"file_path": path, "content": "hi\n"})
     return ToolCallSpec(id="w1", name="write", arguments=arguments)
+
+
+@asynccontextmanager
+async def asked_to_write(model: ModelScript, root: Path) -> AsyncIterator[tuple[RawServer, Json]]:
+    """A server (edits ``ask``) whose turn waits on the permission request to write
+    ``new.txt``, and that request; the model answers ``ok`` after the write."""
+    model.enqueue(completion(tool_calls=[write_call("new.txt")]), completion(text="ok"))
+    async with raw_server(model, root) as server:
+        await server.initialize(root, {"experimental": RICH}, {"permissions": {"edit": "ask"}})
+        await prompt(server, "write")
+        yield server, await server_request(server, "dsh/requestPermission")
 
 
 async def test_a_bad_header_costs_one_message_and_the_decoder_resynchronises(
@@ -117,11 +111,7 @@ async def test_before_initialize_unfit_params_are_still_not_initialized(
 async def test_the_client_cannot_cancel_or_collide_with_a_server_request(
     model: ModelScript, tmp_path: Path
 ) -> None:
-    model.enqueue(completion(tool_calls=[write_call("new.txt")]), completion(text="ok"))
-    async with raw_server(model, tmp_path) as server:
-        await initialize(server, tmp_path, {"experimental": RICH}, {"permissions": {"edit": "ask"}})
-        await prompt(server, "write")
-        asked = await server_request(server, "dsh/requestPermission")
+    async with asked_to_write(model, tmp_path) as (server, asked):
         await server.send(
             {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": asked["id"]}}
         )
@@ -136,11 +126,7 @@ async def test_the_client_cannot_cancel_or_collide_with_a_server_request(
 async def test_a_malformed_permission_reply_is_a_refusal_not_a_wedge(
     model: ModelScript, tmp_path: Path
 ) -> None:
-    model.enqueue(completion(tool_calls=[write_call("new.txt")]), completion(text="ok"))
-    async with raw_server(model, tmp_path) as server:
-        await initialize(server, tmp_path, {"experimental": RICH}, {"permissions": {"edit": "ask"}})
-        await prompt(server, "write")
-        asked = await server_request(server, "dsh/requestPermission")
+    async with asked_to_write(model, tmp_path) as (server, asked):
         choice = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
         await server.send({"jsonrpc": "2.0", "id": asked["id"], "result": choice, "extra": 1})
         assert (await server.response("p1"))["result"]["stopReason"] == "end_turn"
@@ -153,7 +139,7 @@ async def test_a_malformed_apply_edit_reply_fails_the_edit_not_the_turn(
 ) -> None:
     model.enqueue(completion(tool_calls=[write_call("new.txt")]), completion(text="ok"))
     async with raw_server(model, tmp_path) as server:
-        await initialize(server, tmp_path, EDITOR, {})
+        await server.initialize(tmp_path, EDITOR)
         await prompt(server, "write")
         asked = await server_request(server, "workspace/applyEdit")
         await server.send({"jsonrpc": "2.0", "id": asked["id"], "result": reply})

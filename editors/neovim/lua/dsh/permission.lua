@@ -232,6 +232,21 @@ local function ask_in_float(q, diff)
   api.nvim_echo({ { short:sub(1, math.max(10, vim.o.columns - 12)), 'WarningMsg' } }, false, {})
 end
 
+--- Ask `q` through `vim.ui.select`; the picked option (nil: dismissed) answers it.
+---@param q dsh.Question
+---@param prompt string
+local function pick(q, prompt)
+  vim.ui.select(q.options, {
+    prompt = prompt,
+    kind = 'dsh.permission',
+    format_item = function(option)
+      return option.name or option.optionId
+    end,
+  }, function(item)
+    q.answer(item)
+  end)
+end
+
 --- Ask through `vim.ui.select` at once, with the preview drawn first.
 ---@param q dsh.Question
 ---@param diff? string
@@ -242,15 +257,7 @@ local function ask_in_select(q, diff, prompt)
     vim.w[q.win].dsh_diff_preview = true
   end
   vim.cmd('redraw')
-  vim.ui.select(q.options, {
-    prompt = prompt,
-    kind = 'dsh.permission',
-    format_item = function(option)
-      return option.name or option.optionId
-    end,
-  }, function(item)
-    q.answer(item)
-  end)
+  pick(q, prompt)
 end
 
 --- `:DshAnswer [n|optionId]`: answer the oldest open question, or go to it.
@@ -278,15 +285,7 @@ function M.answer_command(arg)
     api.nvim_set_current_win(q.win)
     return
   end
-  vim.ui.select(q.options, {
-    prompt = 'dsh: allow ' .. q.title .. '?',
-    kind = 'dsh.permission',
-    format_item = function(option)
-      return option.name or option.optionId
-    end,
-  }, function(item)
-    q.answer(item)
-  end)
+  pick(q, 'dsh: allow ' .. q.title .. '?')
 end
 
 --- Answer every open question `cancelled` (their turn ended).
