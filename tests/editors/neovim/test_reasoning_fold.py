@@ -1,9 +1,10 @@
 """Reasoning folds while it streams, in real Neovim with a UI attached (editors issue, item 10).
 
-The scripted model streams reasoning and then holds the stream open (``Stall``), so the
-reasoning is still the open segment while the test looks: the chat window must show it as a
-closed fold from its first line on, the fold must grow with the reasoning, and the user
-typing in the chat's input area meanwhile keeps the cursor and every keystroke.
+The scripted model streams reasoning, then the start of its answer, and then holds the stream
+open (``Stall``), so the turn is still running while the test looks: the chat window must show
+the reasoning as a closed fold from its first line on, the fold must grow with the reasoning
+and stay closed while the answer streams below it, and the user typing meanwhile (in the
+chat's input area, or in a file) keeps the cursor and every keystroke.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ return {
 """
 
 THOUGHTS = ["Let me think", " about notes.txt.\nIt has three", " lines.\nThe second", " is beta."]
+ANSWER = ["It holds", " three lines", ": alpha, beta", " and gamma."]
 
 
 @pytest.fixture
@@ -99,6 +101,7 @@ def test_reasoning_is_folded_while_it_streams(
         Event(data=delta_payload({"content": None, "reasoning_content": piece}))
         for piece in THOUGHTS
     ]
+    steps += [Event(data=delta_payload({"content": piece})) for piece in ANSWER]
     model.enqueue(StreamResponse(steps=(*steps, Stall(seconds=None))))
     env = isolated_env(tmp_path / "home", {"DEEPSEEK_API_KEY": "scripted-key"})
     argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
@@ -121,7 +124,7 @@ def test_reasoning_is_folded_while_it_streams(
         editor.input("i")  # the user starts typing the next prompt in the input area
         typed = ""
         seen_partial = False
-        while "is beta." not in "\n".join(state["lines"]):
+        while "and gamma." not in "\n".join(state["lines"]):  # reasoning, then the answer
             if state["header"] > 0:
                 seen_partial = True
                 # folded from its first line on, and only the reasoning is in the fold
@@ -138,8 +141,9 @@ def test_reasoning_is_folded_while_it_streams(
         state = _fold(editor)
         header = state["header"]
         assert state["closed"] == header, state
-        assert state["lines"][header - 1 : state["closed_end"]][-1].endswith("is beta."), state
-        assert state["closed_end"] == state["boundary"], state  # the last transcript line
+        assert state["lines"][state["closed_end"] - 1].endswith("is beta."), state
+        answer = state["lines"][state["closed_end"] : state["boundary"]]
+        assert answer == ["It holds three lines: alpha, beta and gamma."], state
         assert state["mode"] == "i", state
         if typing_in == "chat":
             assert state["current"], state
