@@ -158,3 +158,52 @@ def test_reasoning_is_folded_while_it_streams(
         assert state["closed"] == state["header"], state  # still folded once it ended
     finally:
         editor.close()
+
+
+OPENED = """
+local chat, render = require('dsh.chat'), require('dsh.render')
+local lines = vim.api.nvim_buf_get_lines(chat.state.buf, 0, -1, false)
+local out = {}
+for lnum, line in ipairs(lines) do
+  if line == render.reasoning_header then
+    out[#out + 1] = vim.api.nvim_win_call(chat.state.win, function()
+      return vim.fn.foldclosed(lnum)
+    end)
+  end
+end
+return out
+"""
+
+
+def test_a_reasoning_block_the_user_opened_stays_open(nvim: str, tmp_path: Path) -> None:
+    """Folding the new reasoning while the user types does not close the one they opened."""
+    env = isolated_env(tmp_path / "home")
+    argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
+    argv += ["--cmd", "set noswapfile shadafile=NONE", "-c", "runtime plugin/dsh.lua"]
+    editor = EmbeddedNvim(argv, env, str(tmp_path))
+    update = "require('dsh.chat').update(...)"
+    try:
+        editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
+        editor.lua("require('dsh').setup({}); require('dsh.chat').open()")
+        editor.lua("require('dsh.chat').user({ { type = 'text', text = 'one' } })")
+        editor.lua(update, {"kind": "agent_thought_chunk", "text": "first\nthought"})
+        editor.lua(update, {"kind": "agent_message_chunk", "text": "answer one"})
+        editor.lua("require('dsh.chat').finish({ stopReason = 'end_turn' })")
+        [first] = editor.lua(OPENED)
+        assert first > 0, "the finished reasoning is folded"
+        editor.lua(
+            "local l = ...; vim.api.nvim_win_call(require('dsh.chat').state.win,"
+            " function() vim.cmd(l .. 'foldopen') end)",
+            first,
+        )
+        editor.input("i")  # the user types the next prompt
+        editor.lua("require('dsh.chat').user({ { type = 'text', text = 'two' } })")
+        for piece in ("second", " thought\nmore", "\nand more"):
+            editor.lua(update, {"kind": "agent_thought_chunk", "text": piece})
+            editor.input("x")
+            opened, streaming = editor.lua(OPENED)
+            assert opened == -1, "the block the user opened stays open"
+            assert streaming > 0, "the streaming block is folded"
+        assert editor.request("nvim_get_mode")["mode"] == "i"
+    finally:
+        editor.close()
