@@ -8,12 +8,16 @@
  */
 
 import type * as vscode from 'vscode';
+import { selectedOutcome } from './core/notices';
 import { parsePermissionRequest } from './core/parse';
 import type { PermissionResponse } from './core/protocol';
+import type { ChatEvent } from './core/viewModel';
 import type { Sessions } from './sessions';
 
 interface Pending {
   sessionId: string;
+  /** The command prefix "always allow" offers (a shell command's question). */
+  prefix?: string;
   resolve(response: PermissionResponse): void;
 }
 
@@ -39,18 +43,23 @@ export class Approvals {
     }
     const requestId = `r${this.next++}`;
     return new Promise<PermissionResponse>((resolve) => {
-      this.pending.set(requestId, { sessionId: params.sessionId, resolve });
+      const pending: Pending = { sessionId: params.sessionId, resolve };
+      if (params.prefix !== undefined) pending.prefix = params.prefix;
+      this.pending.set(requestId, pending);
       token.onCancellationRequested(() => this.settle(requestId, 'withdrawn'));
-      this.sessions.apply(params.sessionId, [
-        { type: 'permissionRequested', requestId, toolCall: params.toolCall, options: params.options },
-      ]);
+      const event: ChatEvent = { type: 'permissionRequested', requestId, toolCall: params.toolCall, options: params.options };
+      if (params.prefix !== undefined) event.prefix = params.prefix;
+      this.sessions.apply(params.sessionId, [event]);
       this.reveal();
     });
   }
 
-  /** The user's choice for `requestId` (`undefined`: dismissed, answered `cancelled`). */
-  answer(requestId: string, optionId: string | undefined): void {
-    this.settle(requestId, optionId === undefined ? 'cancelled' : { optionId });
+  /**
+   * The user's choice for `requestId` (`undefined`: dismissed, answered `cancelled`); with
+   * "always allow" on a shell command, `prefix` is the command prefix they confirmed.
+   */
+  answer(requestId: string, optionId: string | undefined, prefix?: string): void {
+    this.settle(requestId, optionId === undefined ? 'cancelled' : prefix === undefined ? { optionId } : { optionId, prefix });
   }
 
   /** Answer every pending request of `sessionId` with `cancelled` (the turn is being stopped). */
@@ -63,15 +72,14 @@ export class Approvals {
     for (const requestId of [...this.pending.keys()]) this.settle(requestId, 'withdrawn');
   }
 
-  private settle(requestId: string, how: { optionId: string } | 'cancelled' | 'withdrawn'): void {
+  private settle(requestId: string, how: { optionId: string; prefix?: string } | 'cancelled' | 'withdrawn'): void {
     const pending = this.pending.get(requestId);
     if (pending === undefined) return;
     this.pending.delete(requestId);
     if (typeof how === 'object') {
-      pending.resolve({ outcome: { outcome: 'selected', optionId: how.optionId } });
-      this.sessions.apply(pending.sessionId, [
-        { type: 'permissionResolved', requestId, outcome: { outcome: 'selected', optionId: how.optionId } },
-      ]);
+      const outcome = selectedOutcome(how.optionId, pending.prefix, how.prefix);
+      pending.resolve({ outcome });
+      this.sessions.apply(pending.sessionId, [{ type: 'permissionResolved', requestId, outcome }]);
       return;
     }
     pending.resolve(CANCELLED);

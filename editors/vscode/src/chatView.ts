@@ -161,7 +161,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         await this.sessions.resume(message.sessionId);
         return;
       case 'answer':
-        this.approvals.answer(message.requestId, message.optionId);
+        this.approvals.answer(message.requestId, message.optionId, message.prefix);
         return;
       case 'showDiff':
         await this.showDiff(message.itemId, message.index);

@@ -173,6 +173,8 @@ local function follow()
         api.nvim_win_call(win, function()
           vim.cmd('normal! zb')
         end)
+        -- `:normal` moves a cursor past the line's end (Insert mode) back onto its last byte
+        pcall(api.nvim_win_set_cursor, win, cursor)
       end
     end
   end)
@@ -188,7 +190,15 @@ end
 --- Render one session update.
 ---@param update table
 function M.update(update)
-  M.renderer():update(update)
+  local renderer = M.renderer()
+  local reasoning = update.kind == 'agent_thought_chunk' or renderer.mode == 'thought'
+  renderer:update(update)
+  if reasoning and api.nvim_get_mode().mode:match('^[iR]') then
+    -- Neovim leaves expression folds alone in Insert mode: fold the reasoning now
+    for _, win in ipairs(vim.fn.win_findbuf(renderer.buf)) do
+      require('dsh.fold').refresh(win)
+    end
+  end
   follow()
 end
 

@@ -55,8 +55,8 @@ M.specs = {
       require('dsh.permission').answer_command(cmd.args)
     end,
     {
-      desc = 'dsh: answer the waiting question (or go to it)',
-      nargs = '?',
+      desc = 'dsh: answer the waiting question (or go to it); always allow: [prefix]',
+      nargs = '*',
       complete = function()
         local q = require('dsh.permission').pending[1]
         return q and vim.tbl_map(function(o)

@@ -2,6 +2,10 @@
 ---
 --- A reasoning block is a range extmark in `dsh.render`'s `reasoning` namespace; its first
 --- line (the header) opens a level-1 fold and the rest of the range stays in it.
+---
+--- Neovim does not update expression folds while Insert mode is on (in any window), so a
+--- reasoning block streamed while the user types would show unfolded until they leave it;
+--- `refresh` recomputes them then, keeping the folds the user opened open.
 
 local api = vim.api
 
@@ -27,6 +31,30 @@ function M.foldexpr(lnum)
     return '>1'
   end
   return '1'
+end
+
+--- Recompute the folds of chat window `win` now (Neovim skips it in Insert mode), keeping
+--- open the reasoning blocks the user opened, and the window's cursor where it was.
+---@param win integer
+function M.refresh(win)
+  local buf = api.nvim_win_get_buf(win)
+  local ns = require('dsh.render').ns.reasoning
+  api.nvim_win_call(win, function()
+    local opened = {}
+    for _, mark in ipairs(api.nvim_buf_get_extmarks(buf, ns, 0, -1, {})) do
+      local lnum = mark[2] + 1
+      if vim.fn.foldlevel(lnum) > 0 and vim.fn.foldclosed(lnum) == -1 then
+        opened[#opened + 1] = lnum
+      end
+    end
+    local cursor = api.nvim_win_get_cursor(win)
+    -- `zx` runs in Normal mode (inside `:normal`), where the fold update is not skipped
+    vim.cmd('silent! keepjumps normal! zx')
+    for _, lnum in ipairs(opened) do
+      vim.cmd('silent! ' .. lnum .. 'foldopen')
+    end
+    pcall(api.nvim_win_set_cursor, win, cursor)
+  end)
 end
 
 --- The fold text: the reasoning header and the folded line count.

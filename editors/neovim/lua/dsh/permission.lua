@@ -8,6 +8,11 @@
 --- `vim.ui.select` at once, drawn after the preview (the stock picker blocks and would
 --- otherwise open before the preview is on screen).
 ---
+--- A shell command's question offers the command prefix "always allow" would remember
+--- (`params.prefix`, e.g. `npm test`): choosing it asks for that prefix with `vim.ui.input`
+--- (prefilled; edit it to `npm`, or dismiss to leave the question open), and `:DshAnswer 2
+--- npm` gives it at once. The server remembers the confirmed prefix for the workspace.
+---
 --- The handler runs inside the coroutine Neovim's RPC layer gives each server request, so
 --- it yields until the user answers. A question still open when its turn ends is answered
 --- `cancelled` and its float closed.
@@ -19,7 +24,9 @@ local M = {}
 ---@class dsh.Question
 ---@field title string
 ---@field options table[]
----@field answer fun(choice?: table)
+---@field prefix? string The command prefix "always allow" offers (a shell command's question).
+---@field answer fun(choice?: table, prefix?: string)
+---@field choose fun(choice?: table, prefix?: string) `answer`, after asking for the prefix.
 ---@field win? integer The float (or split) showing it.
 ---@field prev? integer The window the user came from (`:DshAnswer` focus).
 
@@ -212,13 +219,19 @@ local function ask_in_float(q, diff)
   end
   lines[#lines + 1] = 'dsh: allow ' .. q.title .. '?'
   lines[#lines + 1] = option_line(q.options) .. '   (:DshAnswer)'
+  if q.prefix then
+    lines[#lines + 1] = string.format(
+      'always allow: you confirm or edit the prefix `%s` first (:DshAnswer allow_always PREFIX)',
+      q.prefix
+    )
+  end
   q.win = show(lines, 'dsh: ' .. q.title, diff and 'diff' or 'text')
   vim.w[q.win].dsh_diff_preview = diff ~= nil
   vim.w[q.win].dsh_question = true
   local buf = api.nvim_win_get_buf(q.win)
   for i, option in ipairs(q.options) do
     vim.keymap.set('n', tostring(i), function()
-      q.answer(option)
+      q.choose(option)
     end, { buffer = buf, nowait = true, desc = 'dsh: ' .. (option.name or option.optionId) })
   end
   vim.keymap.set('n', 'q', function()
@@ -243,7 +256,7 @@ local function pick(q, prompt)
       return option.name or option.optionId
     end,
   }, function(item)
-    q.answer(item)
+    q.choose(item)
   end)
 end
 
@@ -260,7 +273,8 @@ local function ask_in_select(q, diff, prompt)
   pick(q, prompt)
 end
 
---- `:DshAnswer [n|optionId]`: answer the oldest open question, or go to it.
+--- `:DshAnswer [n|optionId [prefix]]`: answer the oldest open question, or go to it. A
+--- prefix after "always allow" is the command prefix to remember (asked for when left out).
 ---@param arg? string
 function M.answer_command(arg)
   local q = M.pending[1]
@@ -268,14 +282,15 @@ function M.answer_command(arg)
     vim.notify('dsh: no question is waiting', vim.log.levels.INFO)
     return
   end
-  if arg and arg ~= '' then
+  local which, rest = (arg or ''):match('^%s*(%S*)%s*(.-)%s*$')
+  if which ~= '' then
     for i, option in ipairs(q.options) do
-      if tostring(i) == arg or option.optionId == arg then
-        return q.answer(option)
+      if tostring(i) == which or option.optionId == which then
+        return q.choose(option, rest ~= '' and rest or nil)
       end
     end
     vim.notify(
-      'dsh: no option ' .. arg .. ' (' .. option_line(q.options) .. ')',
+      'dsh: no option ' .. which .. ' (' .. option_line(q.options) .. ')',
       vim.log.levels.WARN
     )
     return
@@ -312,18 +327,37 @@ function M.handler(_, params)
   diff = ok_diff and diff or nil
   local why = type(params.reason) == 'string' and (' (' .. params.reason .. ')') or ''
   local co = coroutine.running()
-  local answered, waiting, choice = false, false, nil
+  local answered, waiting, choice, prefix = false, false, nil, nil
   ---@type dsh.Question
   local q = { title = title, options = params.options or {} }
-  q.answer = function(item)
+  if type(params.prefix) == 'string' and vim.trim(params.prefix) ~= '' then
+    q.prefix = params.prefix
+  end
+  q.answer = function(item, given)
     if answered then
       return
     end
-    answered, choice = true, item
+    answered, choice, prefix = true, item, given
     dismiss(q)
     if waiting then
       coroutine.resume(co)
     end
+  end
+  q.choose = function(item, given)
+    if not (item and item.optionId == 'allow_always' and q.prefix) then
+      return q.answer(item)
+    end
+    if given then
+      return q.answer(item, M.normalize_prefix(given, q.prefix))
+    end
+    vim.ui.input({
+      prompt = 'dsh: always allow commands starting with: ',
+      default = q.prefix,
+    }, function(text)
+      if text ~= nil then -- dismissed: the question stays open
+        q.answer(item, M.normalize_prefix(text, q.prefix))
+      end
+    end)
   end
   M.pending[#M.pending + 1] = q
   local mode = require('dsh.config').options.permissions.prompt
@@ -347,7 +381,20 @@ function M.handler(_, params)
   if choice == nil or client.state.turn ~= turn then
     return { outcome = { outcome = 'cancelled' } }
   end
-  return { outcome = { outcome = 'selected', optionId = choice.optionId } }
+  local outcome = { outcome = 'selected', optionId = choice.optionId }
+  if choice.optionId == 'allow_always' and prefix then
+    outcome.prefix = prefix
+  end
+  return { outcome = outcome }
+end
+
+--- The prefix to remember from what the user typed: whitespace collapsed; empty → `offered`.
+---@param typed string
+---@param offered string
+---@return string
+function M.normalize_prefix(typed, offered)
+  local text = vim.trim(typed):gsub('%s+', ' ')
+  return text ~= '' and text or offered
 end
 
 return M

@@ -4,6 +4,7 @@
  */
 
 import {
+  COMPACTION_STATES,
   PERMISSION_KINDS,
   SESSION_STATES,
   STOP_REASONS,
@@ -201,6 +202,25 @@ export function parseUpdate(value: unknown): SessionUpdate | undefined {
       const usage = parseUsage(value);
       return usage === undefined ? undefined : { kind: 'usage_update', ...usage };
     }
+    case 'compaction_update': {
+      const state = oneOf(COMPACTION_STATES, value.state);
+      if (state === undefined) return undefined;
+      const update: SessionUpdate = { kind: 'compaction_update', state };
+      const reason = str(value, 'reason');
+      if (reason !== undefined) update.reason = reason;
+      const before = num(value, 'tokensBefore');
+      if (before !== undefined) update.tokensBefore = before;
+      const after = num(value, 'tokensAfter');
+      if (after !== undefined) update.tokensAfter = after;
+      const message = str(value, 'message');
+      if (message !== undefined) update.message = message;
+      return update;
+    }
+    case 'instructions_update': {
+      if (!Array.isArray(value.sources)) return undefined;
+      const sources = value.sources.filter((source): source is string => typeof source === 'string' && source !== '');
+      return sources.length === 0 ? undefined : { kind: 'instructions_update', sources };
+    }
     default:
       return undefined;
   }
@@ -240,7 +260,8 @@ export function parsePermissionRequest(value: unknown): PermissionRequestParams 
   if ('rawInput' in call) toolCall.rawInput = call.rawInput;
   const content = parseList(call.content, parseToolContent);
   if (content !== undefined) toolCall.content = content;
-  return { sessionId, toolCall, options };
+  const prefix = str(value, 'prefix');
+  return prefix === undefined || prefix.trim() === '' ? { sessionId, toolCall, options } : { sessionId, toolCall, options, prefix };
 }
 
 /** `dsh/saveDocuments` params (non-string uris dropped), or `undefined` when malformed. */

@@ -46,6 +46,7 @@ export const PERMISSION_KINDS = ['allow_once', 'allow_always', 'reject_once', 'r
 export type PermissionKind = (typeof PERMISSION_KINDS)[number];
 
 export const SESSION_STATES = ['running', 'idle', 'requires_action'] as const;
+export const COMPACTION_STATES = ['started', 'completed', 'failed'] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
 export interface Usage {
@@ -93,7 +94,20 @@ export type SessionUpdate =
   | ({ kind: 'tool_call' } & ToolCallPatch)
   | { kind: 'plan_update'; entries: PlanEntry[] }
   | { kind: 'state_update'; state: SessionState; stopReason?: StopReason; error?: TurnError }
-  | ({ kind: 'usage_update' } & Usage);
+  | ({ kind: 'usage_update' } & Usage)
+  | ({ kind: 'compaction_update' } & Compaction)
+  | { kind: 'instructions_update'; sources: string[] };
+
+/** A `compaction_update`: a summary of the oldest history started, completed or failed. */
+export interface Compaction {
+  state: (typeof COMPACTION_STATES)[number];
+  /** `threshold`, `request` or `overflow` (when started). */
+  reason?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  /** Why it failed (the history is then unchanged). */
+  message?: string;
+}
 
 /** Why a turn failed: the harness error code (`AUTH`, `RATE_LIMIT`…) and a message for people. */
 export interface TurnError {
@@ -133,9 +147,12 @@ export interface PermissionRequestParams {
   sessionId: string;
   toolCall: PermissionToolCall;
   options: PermissionOption[];
+  /** A shell command's question: the command prefix `allow_always` would remember. */
+  prefix?: string;
 }
 
-export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+/** `prefix`: with `allow_always` on a shell command, the prefix the user confirmed or edited. */
+export type PermissionOutcome = { outcome: 'selected'; optionId: string; prefix?: string } | { outcome: 'cancelled' };
 export interface PermissionResponse {
   outcome: PermissionOutcome;
 }

@@ -8,6 +8,7 @@
  */
 
 import type {
+  Compaction,
   ContentBlock,
   PermissionOption,
   PermissionOutcome,
@@ -43,6 +44,8 @@ export type ChatItem =
   | { type: 'thought'; id: string; text: string }
   | { type: 'tool'; id: string; call: ToolCallView }
   | { type: 'plan'; id: string; entries: PlanEntry[] }
+  | { type: 'compaction'; id: string; compaction: Compaction }
+  | { type: 'instructions'; id: string; sources: string[] }
   | {
       type: 'permission';
       id: string;
@@ -51,6 +54,10 @@ export type ChatItem =
       options: PermissionOption[];
       status: PermissionStatus;
       optionId?: string;
+      /** A shell command's question: the prefix "always allow" offers (editable). */
+      prefix?: string;
+      /** The prefix the user confirmed with "always allow". */
+      answeredPrefix?: string;
     }
   | { type: 'turn'; id: string; stopReason?: StopReason; usage?: Usage; error?: TurnError };
 
@@ -59,7 +66,7 @@ export type ChatEvent =
   | { type: 'userPrompt'; content: ContentBlock[] }
   | { type: 'turnEnded'; stopReason: StopReason; usage?: Usage }
   | { type: 'turnFailed'; message: string; code?: string }
-  | { type: 'permissionRequested'; requestId: string; toolCall: PermissionToolCall; options: PermissionOption[] }
+  | { type: 'permissionRequested'; requestId: string; toolCall: PermissionToolCall; options: PermissionOption[]; prefix?: string }
   | { type: 'permissionResolved'; requestId: string; outcome: PermissionOutcome | { outcome: 'withdrawn' } }
   | { type: 'reset' };
 
@@ -226,6 +233,23 @@ function applyUpdate(state: ChatState, update: SessionUpdate): Reduced {
       const { kind: _kind, ...usage } = update;
       return { state: { ...state, turnUsage: usage }, changed: [] };
     }
+    case 'compaction_update': {
+      const { kind: _kind, ...compaction } = update;
+      // "completed"/"failed" settle the row its "started" opened
+      const at = lastIndexOf(state.items, 'compaction');
+      const open = state.items[at];
+      if (compaction.state !== 'started' && open !== undefined && open.type === 'compaction' && open.compaction.state === 'started') {
+        const merged: Compaction = { ...open.compaction, ...compaction };
+        if (compaction.state === 'failed') delete merged.tokensAfter;
+        return replaceAt(state, at, { ...open, compaction: merged });
+      }
+      const [id, nextId] = freshId(state, 'c');
+      return append(state, { type: 'compaction', id, compaction }, { nextId });
+    }
+    case 'instructions_update': {
+      const [id, nextId] = freshId(state, 'i');
+      return append(state, { type: 'instructions', id, sources: update.sources }, { nextId, turnOpen: true });
+    }
   }
 }
 
@@ -256,11 +280,9 @@ export function reduce(state: ChatState, event: ChatEvent): Reduced {
     }
     case 'permissionRequested': {
       const id = `perm:${event.requestId}`;
-      return append(
-        state,
-        { type: 'permission', id, requestId: event.requestId, toolCall: event.toolCall, options: event.options, status: 'pending' },
-        { requiresAction: true, turnOpen: true },
-      );
+      const card: ChatItem = { type: 'permission', id, requestId: event.requestId, toolCall: event.toolCall, options: event.options, status: 'pending' };
+      if (event.prefix !== undefined) card.prefix = event.prefix;
+      return append(state, card, { requiresAction: true, turnOpen: true });
     }
     case 'permissionResolved': {
       const id = `perm:${event.requestId}`;
@@ -273,6 +295,7 @@ export function reduce(state: ChatState, event: ChatEvent): Reduced {
         event.outcome.outcome === 'selected'
           ? { ...item, status: 'selected', optionId: event.outcome.optionId }
           : { ...item, status: event.outcome.outcome };
+      if (event.outcome.outcome === 'selected' && event.outcome.prefix !== undefined) resolved.answeredPrefix = event.outcome.prefix;
       const stillPending = state.items.some((other) => other !== item && other.type === 'permission' && other.status === 'pending');
       return replaceAt(state, position, resolved, { requiresAction: stillPending });
     }

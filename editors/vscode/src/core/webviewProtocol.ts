@@ -35,7 +35,7 @@ export type ViewMessage =
   | { type: 'newSession' }
   | { type: 'refreshSessions' }
   | { type: 'resume'; sessionId: string }
-  | { type: 'answer'; requestId: string; optionId?: string }
+  | { type: 'answer'; requestId: string; optionId?: string; prefix?: string }
   | { type: 'showDiff'; itemId: string; index: number }
   | { type: 'openLocation'; path: string; line?: number }
   | { type: 'openLink'; href: string }
@@ -72,7 +72,9 @@ export function parseViewMessage(value: unknown): ViewMessage | undefined {
       const requestId = s('requestId');
       if (requestId === undefined) return undefined;
       const optionId = s('optionId');
-      return optionId === undefined ? { type, requestId } : { type, requestId, optionId };
+      if (optionId === undefined) return { type, requestId };
+      const prefix = s('prefix');
+      return prefix === undefined ? { type, requestId, optionId } : { type, requestId, optionId, prefix };
     }
     case 'showDiff': {
       const itemId = s('itemId');

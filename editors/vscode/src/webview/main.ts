@@ -186,7 +186,10 @@ document.addEventListener('click', (event) => {
       post({ type: 'showDiff', itemId: data.item ?? '', index: Number(data.index ?? 0) });
       return;
     case 'answer':
-      if (data.request !== undefined) post({ type: 'answer', requestId: data.request, ...(data.option === undefined ? {} : { optionId: data.option }) });
+      if (data.request !== undefined) {
+        const prefix = data.option === 'allow_always' ? target.closest('.item-permission')?.querySelector<HTMLInputElement>('input.prefix-input')?.value : undefined;
+        post({ type: 'answer', requestId: data.request, ...(data.option === undefined ? {} : { optionId: data.option }), ...(prefix === undefined ? {} : { prefix }) });
+      }
       return;
     case 'openLocation':
       if (data.path !== undefined) post({ type: 'openLocation', path: data.path, ...(data.line === undefined ? {} : { line: Number(data.line) }) });

@@ -10,6 +10,7 @@
 
 import { lineDiff, optionStyle, relativeText } from '../core/lineDiff';
 import { IncrementalMarkdown, turnErrorHtml } from '../core/markdown';
+import { compactionText, instructionsText } from '../core/notices';
 import type { ContentBlock, ToolCallContent, Usage } from '../core/protocol';
 import type { ChatItem, ChatState } from '../core/viewModel';
 
@@ -170,6 +171,13 @@ export class ChatRenderer {
         node.replaceChildren(el('div', 'label', 'Plan'), list);
         return;
       }
+      case 'compaction':
+        node.className = `item item-compaction compaction-${item.compaction.state}`;
+        node.replaceChildren(el('span', 'notice', compactionText(item.compaction)));
+        return;
+      case 'instructions':
+        node.replaceChildren(el('span', 'notice', instructionsText(item.sources)));
+        return;
       case 'permission':
         return this.renderPermission(node, item);
       case 'turn':
@@ -266,11 +274,25 @@ export class ChatRenderer {
     const actions = el('div', 'card-actions');
     if (item.status === 'pending') {
       for (const option of item.options) {
+        if (option.optionId === 'allow_always' && item.prefix !== undefined) {
+          // the command prefix to remember, editable before it is (`npm test` → `npm`)
+          const label = el('label', 'prefix-field', 'Always allow commands starting with ');
+          const input = el('input', 'prefix-input');
+          input.type = 'text';
+          input.value = item.prefix;
+          input.spellcheck = false;
+          input.dataset.request = item.requestId;
+          input.setAttribute('aria-label', 'command prefix to always allow in this workspace');
+          label.append(input);
+          actions.append(label, button('Always allow', 'answer', { request: item.requestId, option: option.optionId }, optionStyle(option.kind)));
+          continue;
+        }
         actions.append(button(option.name, 'answer', { request: item.requestId, option: option.optionId }, optionStyle(option.kind)));
       }
     } else {
       const chosen = item.options.find((option) => option.optionId === item.optionId);
-      const text = item.status === 'selected' ? `Answered: ${chosen?.name ?? item.optionId}` : item.status === 'withdrawn' ? 'Withdrawn by the agent' : 'Cancelled';
+      const name = item.answeredPrefix !== undefined ? `Always allow \`${item.answeredPrefix}\` in this workspace` : chosen?.name ?? item.optionId;
+      const text = item.status === 'selected' ? `Answered: ${name}` : item.status === 'withdrawn' ? 'Withdrawn by the agent' : 'Cancelled';
       actions.append(el('span', 'resolution', text));
     }
     node.replaceChildren(head, body, actions);
