@@ -47,6 +47,9 @@ class SessionEvent:
     surface_op: SurfaceOp | None = None
     _payload: EventPayload | None = field(default=None, repr=False, compare=False)
     """The typed payload, once given or decoded (``Session.write`` passes it)."""
+    _logged: bool = field(default=False, init=False, repr=False, compare=False)
+    """Set by the ``Session`` that admitted the event (its data is the log's own lossless
+    copy), so persistence does not check it again; never copied by ``replace``."""
 
     @property
     def payload(self) -> EventPayload:
