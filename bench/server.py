@@ -6,10 +6,10 @@ small TCP proxy here that timestamps the bytes (first SSE byte of each response,
 response, start of each request). Figures:
 
 - cold start: spawn → ``initialize`` answered, against a bare pygls server; plus where the
-  time goes (interpreter start, ``lsprotocol`` and pygls imports, the server modules
-  imported before ``initialize`` is answered, all layers, which load after it, and
-  ``dsh-lsp --version``) and the start-up after ``initialized`` (the layers imported and
-  the plugins loaded; the first ``dsh/session/new`` answer);
+  time goes (interpreter start, ``lsprotocol`` and pygls imports, the handlers and all
+  layers, which load in a worker thread after the answer, and ``dsh-lsp --version``), the
+  first ``dsh/session/new`` answer after ``initialize`` (given while the server loads) and
+  the end of the start-up (``dsh/status`` answered: the layers imported, the plugins loaded);
 - a 200-chunk turn: prompt → answer, and the harness's share (minus the model's time), next
   to reading the same stream with bare httpx;
 - a 10-step turn (nine ``read`` tool steps, then text), first prompt of the process and
@@ -299,12 +299,12 @@ async def cold_start(root: Path, rounds: int) -> None:
         "python startup (-c pass)": [py, "-c", "pass"],
         "import lsprotocol.types": [py, "-c", "import lsprotocol.types"],
         "import pygls.lsp.server": [py, "-c", "import pygls.lsp.server"],
-        "import dsh_lsp.server.handlers (before initialize)": [
+        "import dsh_lsp.server.handlers (after the answer)": [
             py,
             "-c",
             "import dsh_lsp.server.handlers",
         ],
-        "import dsh_lsp.app (all layers, after initialized)": [py, "-c", "import dsh_lsp.app"],
+        "import dsh_lsp.app (all layers, after the answer)": [py, "-c", "import dsh_lsp.app"],
         "dsh-lsp --version": [py, "-m", "dsh_lsp", "--version"],
     }
     for label, command in parts.items():
