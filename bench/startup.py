@@ -7,9 +7,13 @@ interleaved round by round, so a busy host slows them alike):
 
 - spawn → ``initialize`` answered, against a bare pygls server (``bench/bare_pygls.py``) and
   the interpreter alone (``python -c pass``);
-- spawn → first ``dsh/session/new`` answered (ready to prompt);
-- CPU to the ``initialize`` answer, and of boot + ``initialize`` + ``dsh/session/new`` (all
-  threads, from ``/proc``), against the bare pygls server's CPU to answer ``initialize``;
+- spawn → first ``dsh/session/new`` answered (ready to prompt: the editor may send its
+  first prompt; since the session is answered while the server still loads, that prompt
+  waits for the rest of the start-up);
+- spawn → started (``dsh/status`` answered: every plugin loaded, a prompt runs at once);
+- CPU to the ``initialize`` answer, to the ``dsh/session/new`` answer and to the end of the
+  start-up (all threads, from ``/proc``), against the bare pygls server's CPU to answer
+  ``initialize``;
 - the ``dsh_lsp`` and third-party modules imported before the ``initialize`` answer (one run
   under ``-X importtime``; the server logs ``initialize answered`` at debug level).
 
@@ -48,6 +52,8 @@ class Run:
     ready: float | None
     cpu: float
     initialize_cpu: float = 0.0
+    started: float = 0.0
+    started_cpu: float = 0.0
 
 
 class Driver:
@@ -149,14 +155,26 @@ def run_server(
         initialized = time.perf_counter() - driver.started
         initialize_cpu = driver.cpu()
         ready = None
+        started = started_cpu = 0.0
+        cpu = driver.cpu()
         if session:
             driver.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
             driver.request(2, "dsh/session/new", {})
             ready = time.perf_counter() - driver.started
-        cpu = driver.cpu()
+            cpu = driver.cpu()
+            driver.request(3, "dsh/status", {})
+            started = time.perf_counter() - driver.started
+            started_cpu = driver.cpu()
     finally:
         driver.stop()
-    return Run(initialize=initialized, ready=ready, cpu=cpu, initialize_cpu=initialize_cpu)
+    return Run(
+        initialize=initialized,
+        ready=ready,
+        cpu=cpu,
+        initialize_cpu=initialize_cpu,
+        started=started,
+        started_cpu=started_cpu,
+    )
 
 
 def run_pass() -> Run:
@@ -239,9 +257,13 @@ def main(rounds: int, imports: bool) -> None:
         show("spawn → initialize answered", init, bare_best, "bare pygls")
         show("spawn → initialize answered", init, py, "python -c pass")
         show("CPU to the initialize answer", init_cpu, bare_init_cpu, "bare pygls CPU")
+        started = min(r.started for r in ours)
+        started_cpu = min(r.started_cpu for r in ours)
         show("spawn → session/new answered (ready)", ready, bare_best, "bare pygls initialize")
-        show("CPU boot+initialize+session/new", cpu, bare_cpu, "bare pygls CPU")
-        show("CPU boot+initialize+session/new", cpu, py_cpu, "python -c pass CPU")
+        show("CPU to the session/new answer", cpu, bare_cpu, "bare pygls CPU")
+        show("CPU to the session/new answer", cpu, py_cpu, "python -c pass CPU")
+        show("spawn → started (dsh/status answered)", started, bare_best, "bare pygls initialize")
+        show("CPU of the whole start-up", started_cpu, bare_cpu, "bare pygls CPU")
         if imports:
             names = imports_before_answer(env, workspace)
             print(f"modules imported before the initialize answer ({len(names)}):")

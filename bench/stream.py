@@ -143,6 +143,7 @@ async def light_server(root: Path, proxy: Proxy) -> AsyncIterator[LightClient]:
             {"processId": None, "rootUri": workspace, "capabilities": capabilities},
         )
         await client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        await client.call("dsh/status", {})  # the start-up finished
         try:
             yield client
         finally:

@@ -15,12 +15,8 @@ The package is layered; imports only point downward (checked by import-linter in
 See ``docs/architecture.md`` for the full map.
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _dist_version
-
-try:
-    __version__ = _dist_version("dsh-lsp")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0+unknown"
+__version__ = "0.1.0"
+"""The one place the version is written: ``pyproject.toml`` reads it (``dynamic``), so no
+``importlib.metadata`` lookup (tens of milliseconds) runs before ``initialize`` is answered."""
 
 __all__ = ["__version__"]

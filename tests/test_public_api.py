@@ -46,3 +46,11 @@ def test_all_is_complete_and_resolvable(name: str) -> None:
     missing = [attr for attr in exported if not hasattr(module, attr)]
     assert missing == [], f"{name}.__all__ names missing attributes"
     assert public <= set(exported), f"{name} exposes names outside __all__"
+
+
+def test_the_installed_version_is_the_package_version() -> None:
+    from importlib.metadata import version
+
+    import dsh_lsp
+
+    assert version("dsh-lsp") == dsh_lsp.__version__

@@ -220,7 +220,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_demo_command(keep=args.keep)
     tcp = None if args.tcp is None else server.TcpAddress(host=args.tcp[0], port=args.tcp[1])
-    return server.serve(_load_plugins, tcp=tcp, max_message_bytes=args.max_message_bytes)
+    return server.serve(
+        _load_plugins,
+        tcp=tcp,
+        max_message_bytes=args.max_message_bytes,
+        preload=_import_app,
+    )
 
 
 def log_file_problem(path: Path | None) -> str | None:
@@ -247,6 +252,11 @@ def _configure_logging(args: argparse.Namespace) -> bool:
         sys.stderr.write(f"dsh-lsp: --log-file {args.log_file}: {exc.strerror or exc}\n")
         return False
     return True
+
+
+def _import_app() -> None:
+    """Import the composition root (and so every layer) ahead of the server's start-up."""
+    import dsh_lsp.app  # noqa: F401
 
 
 async def _load_plugins(ctx: Context, settings: DshSettings, roots: tuple[str, ...]) -> None:

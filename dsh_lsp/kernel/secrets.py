@@ -54,11 +54,23 @@ class Redactor:
         """The length of the longest suffix of ``text`` that starts a registered secret: a
         stream that redacts piece by piece holds that much back until the next piece."""
         longest = 0
+        end = len(text)
         for secret in self._bare:
-            for size in range(min(len(secret) - 1, len(text)), longest, -1):
-                if text.endswith(secret[:size]):
-                    longest = size
+            # Only a suffix that starts with the secret's first character can start it; the
+            # leftmost such position that does gives the longest suffix.
+            first = secret[0]
+            at = text.find(
+                first,
+                max(
+                    0,
+                    end - len(secret) + 1,
+                ),
+            )
+            while at != -1 and end - at > longest:
+                if secret.startswith(text[at:]):
+                    longest = end - at
                     break
+                at = text.find(first, at + 1)
         return longest
 
     def redact(self, text: str) -> str:

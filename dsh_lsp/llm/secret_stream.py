@@ -35,7 +35,9 @@ async def redact_chunks(
             if isinstance(chunk, TextDelta | ReasoningDelta):
                 text = _release(held, chunk.index, chunk.text, redactor)
                 kinds[chunk.index] = type(chunk)
-                if text:
+                if text == chunk.text:  # nothing masked or held back: the same chunk
+                    yield chunk
+                elif text:
                     yield dataclasses.replace(chunk, text=text)
             elif isinstance(chunk, ToolCallDelta):
                 text = _release(held, chunk.index, chunk.arguments_delta, redactor)
@@ -57,7 +59,8 @@ async def redact_chunks(
 
 
 def _release(held: dict[int, str], index: int, piece: str, redactor: Redactor) -> str:
-    text = redactor.redact(held.pop(index, "") + piece)
+    before = held.pop(index, None)
+    text = redactor.redact(piece if before is None else before + piece)
     keep = redactor.unsafe_tail(text)
     if keep:
         held[index] = text[-keep:]

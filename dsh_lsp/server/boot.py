@@ -28,7 +28,7 @@ from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.uris import to_fs_path
 
 from dsh_lsp.kernel import Context, DshError, PluginFailedError
-from dsh_lsp.llm import JsonValue
+from dsh_lsp.llm import JsonValue, SessionId
 
 from .buffers import OpenDocuments
 from .editor_fs import EditCapabilities, edit_capabilities
@@ -46,6 +46,7 @@ from .wire import ClientChannel, ClientFeatures, ClientRequestError, client_feat
 if TYPE_CHECKING:  # loaded by start-up, after ``initialize`` was answered
     from dsh_lsp.agent import AgentOptions
 
+    from .early import EarlySession
     from .plain import PlainClient
     from .sessions import SessionBridge
 
@@ -89,6 +90,8 @@ class ServerState:
         self._bridge: SessionBridge | None = None
         self._failure: DshError | None = None
         self._loaded: ModelSettings | None = None
+        self.early_sessions: tuple[EarlySession, ...] = ()
+        """Sessions ``early.answer_sessions`` answered; reserved as they are at start-up."""
 
     def initialize(
         self, params: types.InitializeParams, channel: Callable[[ClientFeatures], ClientChannel]
@@ -149,7 +152,8 @@ class ServerState:
         return self._plain
 
     async def _boot(self) -> None:
-        # The layers below the server load here, after ``initialize`` was answered.
+        # The layers below the server load here (``import_start_up``), after ``initialize``
+        # was answered.
         from .editor_fs import EDITOR, ChannelEditor, EditorSetup
         from .plain import PLAIN_CLIENT, PlainClientPlugin
         from .sessions import BRIDGE, ServerBridgePlugin, ShellAllowList, shell_allow_path
@@ -186,7 +190,14 @@ class ServerState:
                 )
             )
             self._plain = self._ctx.require(PLAIN_CLIENT)
-            self._bridge = self._ctx.require(BRIDGE)
+            bridge = self._ctx.require(BRIDGE)
+            for early in self.early_sessions:
+                await bridge.new_session(
+                    early.cwd,
+                    session_id=SessionId(early.session_id),
+                    created_at=early.created_at,
+                )
+            self._bridge = bridge
         except PluginFailedError as exc:
             cause = exc.__cause__
             self._failure = cause if isinstance(cause, DshError) else exc
@@ -243,6 +254,14 @@ class ServerState:
         """Close the bridge (turns cancelled, logs flushed) if start-up got that far."""
         if self._bridge is not None:
             await self._bridge.aclose()
+
+
+def import_start_up() -> None:
+    """Import the modules ``ServerState`` start-up loads (``serve`` does it in a worker
+    thread while the early answers go out). Raises ImportError."""
+    from .editor_fs import EDITOR, ChannelEditor, EditorSetup  # noqa: F401
+    from .plain import PLAIN_CLIENT, PlainClientPlugin  # noqa: F401
+    from .sessions import BRIDGE, ServerBridgePlugin, ShellAllowList, shell_allow_path  # noqa: F401
 
 
 def workspace_roots(params: types.InitializeParams) -> tuple[str, ...]:

@@ -15,14 +15,30 @@ Anything unusual goes the ordinary way, answered by pygls: a first message that 
 ``parse_settings`` rejects (so the ``-32602`` naming the field comes from one place).
 ``ANSWERED`` is logged (debug) right after the early answer is written; the start-up
 benchmark and the import-set test read it.
+
+While the rest of the server loads (``serve`` imports it in a worker thread), the editor is
+not kept waiting for its first session either: ``answer_sessions`` answers every ordinary
+``dsh/session/new`` itself (params ``{}``, ``null`` or ``{"cwd": <an existing folder>}``)
+with a fresh id, recorded as an ``EarlySession``; the server's bridge reserves exactly that
+session (id, cwd, creation time) before its start-up reports ready, and a reservation writes
+nothing, so the session is the one the ordinary path would have made. Notifications
+(``initialized`` among them) are kept for pygls in their order; the first other message
+(``dsh/prompt``, a session/new with any other params, ``shutdown``, ``exit``, ...) ends the
+light path, and it and everything after it wait for the server, so every error comes from
+the ordinary handlers. ``ReadAhead`` makes the connection's reads cancel-safe for that hand-over.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
+import os
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+import anyio
 
 from dsh_lsp import __version__
 
@@ -71,6 +87,19 @@ class EarlyStart:
     frames: tuple[Frame, ...]
     answered: str | int | None
     ended: bool
+    sessions: tuple[EarlySession, ...] = ()
+    """The ``dsh/session/new`` requests ``answer_sessions`` answered (their frames are not
+    in ``frames``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EarlySession:
+    """A session reserved by ``answer_sessions``: the id it answered, the ``cwd`` asked
+    for (None: the first workspace folder) and when (milliseconds since the epoch)."""
+
+    session_id: str
+    cwd: str | None
+    created_at: int
 
 
 async def answer_initialize(
@@ -187,3 +216,195 @@ def _speaks_dsh(capabilities: dict[str, Any]) -> bool:
         and dsh.get("version") == DSH_PROTOCOL_VERSION
         and dsh.get("sessionUpdates") is True
     )
+
+
+SESSION_NEW: Final = "dsh/session/new"
+_ENVELOPE: Final = frozenset({"jsonrpc", "id", "method", "params"})
+
+
+class ReadAhead:
+    """A ``Connection`` whose reads are made by a task of its own (``run``), one read ahead
+    of the reader, so a reader may stop waiting (``wait`` cancelled) without losing what a
+    read brings. Reads still wait for the reader, so nothing piles up."""
+
+    __slots__ = ("_connection", "_data", "_taken", "_wake")
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._data: bytes | None = None
+        self._wake = anyio.Event()
+        self._taken = anyio.Event()
+
+    @property
+    def raw(self) -> Connection:
+        """The connection read from (only before ``run`` starts)."""
+        return self._connection
+
+    @property
+    def lost(self) -> bool:
+        """True once a write failed because the peer is gone."""
+        return self._connection.lost
+
+    async def run(self) -> None:
+        """Read until the input ends (the owner cancels it to stop earlier)."""
+        while True:
+            data = await self._connection.receive()
+            self._taken = anyio.Event()
+            self._data = data
+            self._wake.set()
+            if not data:
+                return
+            await self._taken.wait()
+
+    def take(self) -> bytes | None:
+        """The bytes read ahead (``b""`` once the input ended), or None when none are ready."""
+        data = self._data
+        if data:
+            self._data = None
+            self._taken.set()
+        return data
+
+    def nudge(self) -> None:
+        """Wake a ``wait`` now (the server finished loading)."""
+        self._wake.set()
+
+    async def wait(self) -> None:
+        """Until bytes are ready or ``nudge`` was called (since the last wait)."""
+        await self._wake.wait()
+        self._wake = anyio.Event()
+
+    async def receive(self) -> bytes:
+        """The next bytes; ``b""`` once the input ended."""
+        while (data := self.take()) is None:
+            await self.wait()
+        return data
+
+    def write(self, data: bytes) -> None:
+        """Queue ``data`` for the client; never raises."""
+        self._connection.write(data)
+
+    async def aclose(self) -> None:
+        """Close the connection; never raises."""
+        await self._connection.aclose()
+
+
+async def answer_sessions(
+    connection: ReadAhead, start: EarlyStart, loaded: anyio.Event
+) -> EarlyStart:
+    """Answer ordinary ``dsh/session/new`` requests until ``loaded`` is set or a message
+    needs the server (see the module docstring); returns what pygls gets: the frames to
+    handle, in order, and the sessions reserved. Never raises for bad input."""
+    if start.answered is None or start.ended:
+        return start
+    handed: list[Frame] = []
+    sessions: list[EarlySession] = []
+    queue = list(start.frames)
+    first = next(i for i, frame in enumerate(queue) if isinstance(frame, bytes))
+    handed.extend(queue[: first + 1])
+    queue = queue[first + 1 :]
+    ended = False
+    while True:
+        while queue:
+            frame = queue.pop(0)
+            verdict = _light(frame, connection)
+            if isinstance(verdict, EarlySession):
+                sessions.append(verdict)
+                continue
+            handed.append(frame)
+            if not verdict:  # the server answers this one and everything after it
+                handed.extend(queue)
+                return _handed(start, handed, sessions, ended=False)
+        if loaded.is_set():
+            break
+        data = connection.take()
+        if data is None:
+            await connection.wait()
+            continue
+        if not data:
+            ended = True
+            break
+        queue.extend(start.decoder.feed(data))
+    return _handed(start, handed, sessions, ended=ended)
+
+
+def _handed(
+    start: EarlyStart, frames: list[Frame], sessions: list[EarlySession], *, ended: bool
+) -> EarlyStart:
+    return EarlyStart(
+        decoder=start.decoder,
+        frames=tuple(frames),
+        answered=start.answered,
+        ended=ended,
+        sessions=tuple(sessions),
+    )
+
+
+def _light(frame: Frame, connection: ReadAhead) -> EarlySession | bool:
+    """An ordinary ``dsh/session/new`` answered (its reservation); True for a notification
+    pygls may handle later; False for anything the server must answer now."""
+    if not isinstance(frame, bytes):
+        return False
+    try:
+        message = json.loads(frame, parse_float=_finite, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return False
+    method = message.get("method")
+    if "id" not in message:
+        return isinstance(method, str) and method != "exit"
+    msg_id = message["id"]
+    if method != SESSION_NEW or isinstance(msg_id, bool) or not isinstance(msg_id, str | int):
+        return False
+    if not message.keys() <= _ENVELOPE:
+        return False
+    ordinary, cwd = ordinary_session_params(message.get("params"))
+    if not ordinary:
+        return False
+    session = EarlySession(
+        session_id=new_session_id(), cwd=cwd, created_at=time.time_ns() // 1_000_000
+    )
+    body = {"jsonrpc": "2.0", "id": msg_id, "result": {"sessionId": session.session_id}}
+    connection.write(encode_frame(json.dumps(body, separators=(",", ":")).encode()))
+    _log.debug("answered %s early: %s", SESSION_NEW, session.session_id)
+    return session
+
+
+def ordinary_session_params(params: object) -> tuple[bool, str | None]:
+    """(True, the cwd or None) for ``dsh/session/new`` params the ordinary handler accepts
+    as they are; (False, None) when it must look at them (and answer any error)."""
+    if params is None:
+        return True, None
+    if not isinstance(params, dict) or not params.keys() <= {"cwd"}:
+        return False, None
+    cwd = params.get("cwd")
+    if cwd is None:
+        return True, None
+    if not isinstance(cwd, str) or not cwd:
+        return False, None
+    try:
+        cwd.encode("utf-8")  # an unpaired surrogate cannot be stored
+    except UnicodeEncodeError:
+        return False, None
+    return (True, cwd) if os.path.isdir(cwd) else (False, None)
+
+
+def new_session_id() -> str:
+    """A fresh random session id: a UUID4 string, as ``dsh_lsp.session.new_session_id``
+    makes (spelled here so the early path imports no ``uuid``/``platform``)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _no_constant(text: str) -> Any:  # Any: json's parse_constant hook
+    raise ValueError(text)

@@ -13,6 +13,12 @@ cancelled, open prompts answered, and every session log flushed. The exit code i
 no traceback; a second Ctrl-C while the server stops is ignored, so the logs are flushed.
 Started on a terminal (stdin is a TTY), the server says on stderr that it speaks LSP on
 stdio for an editor and how to stop it (``TERMINAL_NOTICE``).
+
+Start-up order: ``early.answer_initialize`` answers ``initialize`` before pygls loads; then
+pygls, the handlers, the modules start-up needs and the caller's ``preload`` (the layers
+below) are imported in a worker thread while ``early.answer_sessions`` answers the first
+``dsh/session/new`` requests on the event loop; the server is built once the imports are
+done, and handles everything else from there.
 """
 
 from __future__ import annotations
@@ -21,17 +27,19 @@ import gc
 import logging
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import anyio
+import anyio.abc
+import anyio.to_thread
 from anyio import TASK_STATUS_IGNORED
 from anyio.abc import TaskStatus
 
 from dsh_lsp.kernel import Kernel
 
-from .early import EarlyStart, answer_initialize
+from .early import EarlyStart, ReadAhead, answer_initialize, answer_sessions
 from .wire import DEFAULT_MAX_BODY, Connection, open_stdio, open_tcp
 
 if TYPE_CHECKING:  # pygls and the handlers load after the early ``initialize`` answer
@@ -39,6 +47,8 @@ if TYPE_CHECKING:  # pygls and the handlers load after the early ``initialize`` 
     from .handlers import DshLanguageServer
 
 _log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 """Signals that end the server like the end of its input."""
@@ -65,37 +75,49 @@ def serve(
     *,
     tcp: TcpAddress | None = None,
     max_message_bytes: int = DEFAULT_MAX_BODY,
+    preload: Callable[[], None] | None = None,
 ) -> int:
     """Serve LSP on stdio (or one TCP client) until the client is done; returns the exit
-    code. A message body over ``max_message_bytes`` is skipped unread. Raises OSError when
-    the TCP address cannot be bound."""
+    code. A message body over ``max_message_bytes`` is skipped unread. ``preload`` imports
+    what ``load_plugins`` will need; it runs in a worker thread after ``initialize`` was
+    answered (see the module docstring). Raises OSError when the TCP address cannot be
+    bound, and what the imports raise."""
     if tcp is None and sys.stdin is not None and sys.stdin.isatty():
         sys.stderr.write(TERMINAL_NOTICE)
         sys.stderr.flush()
     try:
-        return anyio.run(_serve, load_plugins, tcp, max_message_bytes, backend="asyncio")
+        return anyio.run(_serve, load_plugins, tcp, max_message_bytes, preload, backend="asyncio")
     except KeyboardInterrupt:  # before the signal watch started: the kernel has closed
         _log.info("interrupted while starting: stopping")
         return 0
 
 
-async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None, max_message_bytes: int) -> int:
+async def _serve(
+    load_plugins: LoadPlugins,
+    tcp: TcpAddress | None,
+    max_message_bytes: int,
+    preload: Callable[[], None] | None,
+) -> int:
     # Start-up allocates hundreds of thousands of long-lived objects (classes, schemas):
     # collecting them while they are made is wasted work, so the collector waits until the
     # plugins are loaded, and what exists then is frozen out of later collections.
     gc.disable()
     try:
-        async with Kernel() as kernel:
+        async with Kernel() as kernel, anyio.create_task_group() as reading:
             if tcp is None:
-                connection: Connection = await open_stdio()
+                raw: Connection = await open_stdio()
             else:
-                connection = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
-            early = await _first_message(connection, max_message_bytes)
-            if early is None:  # stopped by a signal before the client said anything
+                raw = await open_tcp(tcp.host, tcp.port, ready=_announce(tcp.host))
+            connection = ReadAhead(raw)
+            early = await _unless_stopped(
+                lambda: _early_start(connection, reading, max_message_bytes, preload)
+            )
+            if early is None:  # stopped by a signal before the server loaded
                 with anyio.CancelScope(shield=True):
                     await connection.aclose()
+                reading.cancel_scope.cancel()
                 return 0
-            from .handlers import build_server  # pygls and lsprotocol load here
+            from .handlers import build_server  # imported by _early_start already
 
             server = build_server(kernel.context, load_plugins)
             kernel.context.start_soon(_collect_after_start, server, name="dsh-lsp gc")
@@ -114,34 +136,74 @@ async def _serve(load_plugins: LoadPlugins, tcp: TcpAddress | None, max_message_
                     await connection.aclose()
             finally:
                 signal.signal(signal.SIGINT, previous)
+            reading.cancel_scope.cancel()
     finally:
         gc.enable()
     return code
 
 
-async def _first_message(connection: Connection, max_message_bytes: int) -> EarlyStart | None:
-    """``answer_initialize`` with the stop signals already handled (a server started by hand
-    waits here until its first message); None when one of them arrived first."""
-    early: EarlyStart | None = None
+async def _early_start(
+    connection: ReadAhead,
+    reading: anyio.abc.TaskGroup,
+    max_message_bytes: int,
+    preload: Callable[[], None] | None,
+) -> EarlyStart:
+    """The first message answered early (``answer_initialize``), then the server imported
+    in a worker thread while ``answer_sessions`` answers the first sessions; returns once
+    the imports are done, with what pygls gets."""
+    start = await answer_initialize(connection.raw, max_message_bytes=max_message_bytes)
+    if not start.ended:
+        reading.start_soon(connection.run, name="dsh-lsp input")
+    loaded = anyio.Event()
+    async with anyio.create_task_group() as group:
+
+        async def load() -> None:
+            try:
+                await anyio.to_thread.run_sync(_import_server, preload, abandon_on_cancel=True)
+            except Exception:  # raised again where the server is built
+                _log.debug("importing the server failed", exc_info=True)
+            loaded.set()
+            connection.nudge()
+
+        group.start_soon(load)
+        start = await answer_sessions(connection, start, loaded)
+        await loaded.wait()
+    return start
+
+
+def _import_server(preload: Callable[[], None] | None) -> None:
+    """Import pygls, the handlers, the modules start-up needs and ``preload``'s (a worker
+    thread: the event loop goes on answering meanwhile)."""
+    from .boot import import_start_up
+    from .handlers import build_server  # noqa: F401  # pygls and lsprotocol load here
+
+    import_start_up()
+    if preload is not None:
+        preload()
+
+
+async def _unless_stopped(work: Callable[[], Awaitable[T]]) -> T | None:
+    """``work()`` with the stop signals already handled (a server started by hand waits
+    for its first message in here); None when one of them arrived first."""
+    done: list[T] = []
     async with anyio.create_task_group() as group:
 
         async def answer() -> None:
-            nonlocal early
-            early = await answer_initialize(connection, max_message_bytes=max_message_bytes)
+            done.append(await work())
             group.cancel_scope.cancel()
 
         async def watch_signals(*, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
             with anyio.open_signal_receiver(*STOP_SIGNALS) as received:
                 task_status.started()
                 async for number in received:
-                    _log.info("received %s before the first message: stopping", number.name)
+                    _log.info("received %s while starting: stopping", number.name)
                     group.cancel_scope.cancel()
                     return
 
         await group.start(watch_signals)
         _log.debug("stop signals are handled from here on")
         group.start_soon(answer)
-    return early
+    return done[0] if done else None
 
 
 async def _collect_after_start(server: DshLanguageServer) -> None:
@@ -191,6 +253,7 @@ async def run_connection(
     protocol.set_writer(_FrameWriter(connection))
     if early is not None:
         protocol.answered_early = early.answered
+        server.state.early_sessions = early.sessions
     stopped = anyio.Event()
 
     def on_exit(code: int) -> None:

@@ -16,6 +16,7 @@ def encode_batch(session_id: str, events: Sequence[SessionEvent], stored: int) -
     Raises ``SessionError``: ``SESSION_SEQ_MISMATCH`` unless the seqs run ``stored``,
     ``stored + 1``, ...; ``SESSION_INVALID_EVENT`` for an event no log may hold (its data not
     lossless JSON, or an admission rule broken). Nothing is written by the caller then.
+    Events a ``Session`` logged are not checked again (see ``SessionEvent._logged``).
     """
     records: list[str] = []
     for offset, event in enumerate(events):
@@ -26,8 +27,9 @@ def encode_batch(session_id: str, events: Sequence[SessionEvent], stored: int) -
                 f" {stored}, {stored + 1}, ...; found seq {event.seq} where {expected} belongs",
                 code=SEQ_MISMATCH,
             )
-        problem = event_problem(event)
-        if problem is None:
+        # An event a Session admitted was checked, and its data copied, on the way in.
+        problem = None if event._logged else event_problem(event)
+        if problem is None and not event._logged:
             try:
                 clone_json(event.data)
             except NotJsonError as exc:

@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import overload
 
-from dsh_lsp.llm import JsonObject, LlmError, Message, SessionId
+from dsh_lsp.llm import (
+    JsonObject,
+    LlmError,
+    Message,
+    ReasoningDelta,
+    SessionId,
+    StreamChunk,
+    TextDelta,
+    ToolCallDelta,
+)
 
 from . import events as ev
 from .admission import event_problem
@@ -20,8 +29,8 @@ from .clock import Clock, wall_clock_ms
 from .errors import INVALID_EVENT, INVALID_SEED, SessionError
 from .event import SessionEvent, SurfaceOp
 from .header import SessionHeader
-from .json_check import NotJsonError, clone_json
-from .payloads import EventPayload, RawPayload
+from .json_check import NotJsonError, clone_json, is_lossless_json
+from .payloads import AssistantChunkPayload, EventPayload, RawPayload
 from .persistence import LoadedSession
 from .surface import Surface
 from .turns import TurnTracker
@@ -222,7 +231,11 @@ class Session:
                 source_event_seqs=source_event_seqs,
                 surface_op=surface_op,
             )
-        return self._log(payload.kind, payload.to_json(), payload, source_event_seqs, surface_op)
+        data = payload.to_json()
+        # A streamed delta's record is built afresh from its strings and counts: when the
+        # strings are lossless it needs no deep copy (most of a turn's events are these).
+        fresh = type(payload) is AssistantChunkPayload and _lossless_delta(payload.chunk)
+        return self._log(payload.kind, data, payload, source_event_seqs, surface_op, fresh=fresh)
 
     def _log(
         self,
@@ -231,10 +244,13 @@ class Session:
         payload: EventPayload | None,
         source_event_seqs: Sequence[int] | None,
         surface_op: SurfaceOp | None,
+        *,
+        fresh: bool = False,
     ) -> SessionEvent:
-        """Copy ``data`` in, admit the event (decoding it unless ``payload`` is given), notify."""
+        """Copy ``data`` in (``fresh``: it is lossless JSON nobody else holds), admit the
+        event (decoding it unless ``payload`` is given), notify."""
         try:
-            copied = clone_json(data)
+            copied = data if fresh else clone_json(data)
         except NotJsonError as exc:
             raise SessionError(
                 f"{kind} data is not lossless JSON: {exc}", code=INVALID_EVENT
@@ -249,6 +265,7 @@ class Session:
             _payload=payload,
         )
         self._admit(event, INVALID_EVENT)
+        object.__setattr__(event, "_logged", True)
         if self._notify is not None:
             self._notify(self, event)
         return event
@@ -292,3 +309,22 @@ class Session:
             raise SessionError(f"{where}: {problem}", code=code)
         self._events.append(event)
         self._tracker.fold(event)
+
+
+_DELTAS = (TextDelta, ReasoningDelta)
+
+
+def _lossless_delta(chunk: StreamChunk) -> bool:
+    """Whether ``chunk`` is a text, reasoning or tool-call delta whose strings are lossless
+    (``chunk_to_json`` builds its record from them alone)."""
+    kind = type(chunk)
+    if kind in _DELTAS:
+        text = chunk.text  # type: ignore[union-attr]  # narrowed by the type check
+        return text.isascii() or is_lossless_json(text)
+    if kind is ToolCallDelta:
+        assert isinstance(chunk, ToolCallDelta)
+        return all(
+            part is None or part.isascii() or is_lossless_json(part)
+            for part in (chunk.arguments_delta, chunk.id, chunk.name)
+        )
+    return False

@@ -367,7 +367,9 @@ class FuzzRun:
 
     def initialize(self, workspace: Path, sessions: Path) -> str:
         """``initialize`` (a dsh client) + ``initialized``, then ``dsh/session/new``; the new
-        session's id. Raises TimeoutError."""
+        session's id, once the server finished starting (the first session is answered while
+        it still loads, and a storm timed from there would time the start-up). Raises
+        TimeoutError."""
         params = {
             "processId": None,
             "rootUri": workspace.as_uri(),
@@ -379,6 +381,7 @@ class FuzzRun:
         self.request("initialize", params, "fuzz-init")
         self.notify("initialized", {})
         answer = self.request("dsh/session/new", {}, "fuzz-new")
+        self.request("dsh/session/list", {}, "fuzz-started", timeout=120.0)
         return str(answer["result"]["sessionId"])
 
     def notify(self, method: str, params: Json) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dsh_lsp.kernel import RedactingFilter, Redactor
 
 KEY = "sk-test-canary-7f3a9c"
@@ -48,3 +51,29 @@ def test_the_log_filter_masks_messages_args_and_tracebacks() -> None:
     assert KEY not in records[1]
     assert "***" in records[1]
     assert records[2] == "short stays"
+
+
+def _longest_secret_start(secrets: list[str], text: str) -> int:
+    """The plain definition: the longest proper prefix of a secret that ends ``text``."""
+    return max(
+        (
+            size
+            for secret in secrets
+            for size in range(1, min(len(secret) - 1, len(text)) + 1)
+            if text.endswith(secret[:size])
+        ),
+        default=0,
+    )
+
+
+@given(
+    secrets=st.lists(st.text("abc-", min_size=8, max_size=12), min_size=1, max_size=3),
+    text=st.text("abc- x", max_size=30),
+)
+def test_the_unsafe_tail_is_the_longest_suffix_that_starts_a_secret(
+    secrets: list[str], text: str
+) -> None:
+    redactor = Redactor()
+    for secret in secrets:
+        redactor.add(secret)
+    assert redactor.unsafe_tail(text) == _longest_secret_start(secrets, text)

@@ -1,6 +1,7 @@
 """Start-up: what a real server (stdio, ``-X importtime``) imports before it answers
-``initialize`` is an allowed set, the early answer is the one pygls would give, and the test
-kit never loads in production.
+``initialize`` is an allowed set, the early answer is the one pygls would give, the first
+``dsh/session/new`` is answered before the server loaded (and is the session the ordinary
+path makes), and the test kit never loads in production.
 
 The server logs ``early.ANSWERED`` (debug level) right after it wrote the early answer, so
 the ``-X importtime`` lines before that log line are exactly the modules imported first.
@@ -70,7 +71,7 @@ def allowed_dsh(name: str) -> bool:
 async def _imports_before_answer(
     model: ModelScript, tmp_path: Path, params: Json
 ) -> tuple[set[str], set[str]]:
-    """(before the answer, after ``dsh/session/new``) of one real server."""
+    """(before the answer, once started) of one real server."""
     log = tmp_path / "stderr.txt"
     with log.open("wb") as err:
         started = raw_server(
@@ -86,6 +87,8 @@ async def _imports_before_answer(
             await server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
             await server.send({"jsonrpc": "2.0", "id": 2, "method": "dsh/session/new"})
             assert "result" in await server.response(2, seconds=60)
+            await server.send({"jsonrpc": "2.0", "id": 3, "method": "dsh/session/list"})
+            assert "result" in await server.response(3, seconds=60)  # after the start-up
             lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     everything = {
         line.rsplit("|", 1)[1].strip()

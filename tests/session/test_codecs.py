@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh_lsp.llm import SessionId, dumps_compact, loads_strict
+from dsh_lsp.llm import JsonValue, SessionId, dumps_compact, loads_strict
 from dsh_lsp.session import (
     SessionError,
     SessionEvent,
@@ -129,3 +129,22 @@ def test_malformed_headers_are_corrupt(record: dict[str, object]) -> None:
     with pytest.raises(SessionError) as caught:
         header_from_json(record)
     assert caught.value.code == "SESSION_CORRUPT"
+
+
+@given(
+    text=st.text(st.characters(exclude_categories=["Cs"])),
+    kind=st.sampled_from(["text-delta", "reasoning-delta", "tool-call-delta"]),
+    numbers=st.tuples(*[st.integers(min_value=0, max_value=2**70) for _ in range(5)]),
+    order=st.booleans(),
+)
+def test_a_streamed_delta_record_is_the_generic_encoding(
+    text: str, kind: str, numbers: tuple[int, int, int, int, int], order: bool
+) -> None:
+    seq, time, turn, step, index = numbers
+    chunk: dict[str, JsonValue] = {"type": kind, "index": index, "text": text}
+    data: dict[str, JsonValue] = {"turn": turn, "step": step, "chunk": chunk}
+    if order:  # another key order, or another shape, takes the generic path
+        data = {"step": step, "turn": turn, "chunk": chunk}
+    event = SessionEvent(type="assistant/chunk", seq=seq, time=time, data=data)
+    assert encode_event(event) == dumps_compact(event_to_json(event))
+    assert event_from_json(loads_strict(encode_event(event))) == event

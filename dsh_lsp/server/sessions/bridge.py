@@ -124,13 +124,21 @@ class SessionBridge:
         where = cwd or self._default_cwd()
         return where is not None and self.shell_rules.revoke(where, prefix)
 
-    async def new_session(self, cwd: str | None) -> SessionId:
+    async def new_session(
+        self,
+        cwd: str | None,
+        *,
+        session_id: SessionId | None = None,
+        created_at: int | None = None,
+    ) -> SessionId:
         """Reserve a new session in ``cwd`` (default: the first workspace folder); its first
-        prompt creates the agent. Never raises."""
-        session_id = new_session_id()
+        prompt creates the agent. ``session_id`` and ``created_at`` (milliseconds): those of
+        a session answered before the server loaded (``server.early``), else new ones.
+        Never raises."""
+        session_id = new_session_id() if session_id is None else session_id
         where = cwd or self._default_cwd()
         record = self._records[session_id] = SessionRecord.reserved(
-            session_id, where, self._tools, gated=self._gated()
+            session_id, where, self._tools, gated=self._gated(), created_at=created_at
         )
         record.translator.window = self._window()
         return session_id

@@ -57,13 +57,20 @@ class SessionRecord:
 
     @classmethod
     def reserved(
-        cls, session_id: SessionId, cwd: str | None, tools: ToolRegistry, *, gated: bool = False
+        cls,
+        session_id: SessionId,
+        cwd: str | None,
+        tools: ToolRegistry,
+        *,
+        gated: bool = False,
+        created_at: int | None = None,
     ) -> SessionRecord:
-        """The record of a new session that has no agent yet."""
+        """The record of a new session that has no agent yet (reserved now, unless
+        ``created_at`` says when)."""
         return cls(
             session_id=session_id,
             cwd=cwd,
-            created_at=wall_clock_ms(),
+            created_at=wall_clock_ms() if created_at is None else created_at,
             translator=UpdateTranslator(tools, cwd),
             gated=gated,
         )
