@@ -35,6 +35,10 @@ POLL_S: Final = 0.02
 """How often a stopping group is checked for survivors (kernel-level polling, not a test)."""
 CHUNK: Final = 65536
 """Bytes read from the output pipe at a time."""
+EXIT_YIELDS: Final = 2
+"""Times ``_Child.wait`` yields the CPU for a child that closed its output to finish exiting
+(it almost always has by then) before it waits on the event loop: a loop round trip is a
+good part of a short command's cost."""
 KILL_SETTLE_S: Final = 1.0
 """Seconds a SIGKILLed group is given to be gone before ``stop_group`` returns anyway."""
 
@@ -160,6 +164,11 @@ class _Child:
         """Wait for the child to exit and reap it."""
         if self.popen.returncode is not None:
             return self.popen.returncode
+        for _ in range(EXIT_YIELDS):  # it closed its output, so it is exiting: a moment
+            code = self.popen.poll()
+            if code is not None:
+                return code
+            os.sched_yield()
         if self._pidfd is not None:
             await anyio.wait_readable(self._pidfd)
             return self.popen.wait()
