@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 from dsh_lsp.llm import SessionId
@@ -35,6 +36,8 @@ POLL_S: Final = 0.02
 """How often a stopping group is checked for survivors (kernel-level polling, not a test)."""
 CHUNK: Final = 65536
 """Bytes read from the output pipe at a time."""
+STREAK: Final = 16
+"""Chunks read back to back before the reader lets the event loop run."""
 EXIT_YIELDS: Final = 2
 """Times ``_Child.wait`` yields the CPU for a child that closed its output to finish exiting
 (it almost always has by then) before it waits on the event loop: a loop round trip is a
@@ -180,21 +183,28 @@ class _Child:
         e.g. after closing its stdout), False when the child exited first (it is reaped;
         what it left behind may still hold the pipe)."""
         fd = self._fd
+        streak = 0
         while True:
             try:
                 chunk = os.read(fd, CHUNK)
+                if chunk:
+                    task.output.write(chunk)
             except BlockingIOError:
                 chunk = None
-            except OSError:
+            except OSError:  # the pipe, or the spill file of the output
                 return True
             if chunk:
-                task.output.write(chunk)
                 task.revision += 1
+                streak += 1
+                if streak >= STREAK:  # a flood of output must not starve the event loop
+                    streak = 0
+                    await anyio.lowlevel.checkpoint()
                 continue
             if chunk == b"":
                 return True
             if self.popen.poll() is not None:
                 return False
+            streak = 0
             if self._either is not None:
                 await anyio.wait_readable(self._either.fileno())
             else:
@@ -204,18 +214,25 @@ class _Child:
     async def drain(self, task: ShellTask) -> None:
         """Copy the output into ``task.output`` until the pipe closes (or cannot be read)."""
         fd = self._fd
+        streak = 0
         while True:
             try:
                 chunk = os.read(fd, CHUNK)
+                if chunk:
+                    task.output.write(chunk)
             except BlockingIOError:
+                streak = 0
                 await anyio.wait_readable(fd)
                 continue
             except OSError:
                 return
             if not chunk:
                 return
-            task.output.write(chunk)
             task.revision += 1
+            streak += 1
+            if streak >= STREAK:
+                streak = 0
+                await anyio.lowlevel.checkpoint()
 
     def _close_watch(self) -> None:
         if self._either is not None:
