@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass
+from typing import Final
 
 import anyio
 
@@ -29,6 +30,9 @@ from .output import OutputBuffer
 
 _log = logging.getLogger(__name__)
 
+LINGER_TICKS: Final = 8
+"""Live-output intervals the ticker keeps running after the last command ended."""
+
 
 @dataclass(slots=True, kw_only=True, eq=False)
 class _Live:
@@ -42,7 +46,17 @@ class _Live:
 class ShellTasks:
     """See the module docstring. Built by ``ShellPlugin``."""
 
-    __slots__ = ("_config", "_ctx", "_executor", "_ids", "_live", "_tasks", "_ticking", "_wake")
+    __slots__ = (
+        "_config",
+        "_ctx",
+        "_executor",
+        "_idle",
+        "_ids",
+        "_live",
+        "_tasks",
+        "_ticking",
+        "_wake",
+    )
 
     def __init__(self, ctx: Context, executor: ShellExecutor, config: ShellConfig) -> None:
         self._ctx = ctx
@@ -52,6 +66,7 @@ class ShellTasks:
         self._ids = itertools.count(1)
         self._live: dict[str, _Live] = {}
         self._ticking = False
+        self._idle = False
         self._wake = anyio.Event()
 
     def start(
@@ -152,21 +167,31 @@ class ShellTasks:
         if not self._ticking:
             self._ticking = True
             self._ctx.start_soon(self._tick, name="shell live output")
-        elif len(self._live) == 1:
+        elif self._idle:
             self._wake.set()
 
     async def _tick(self) -> None:
         """One loop for every running command's live output (a task per command would cost
         a short command more than its output reader): sleeps until the earliest due
-        command, emits ``SHELL_OUTPUT`` for each due one with new output, and waits for the
-        next command while none runs. A new command is never due before the ones already
-        followed, so only the first one after an idle spell wakes it."""
+        command and emits ``SHELL_OUTPUT`` for each due one with new output. With no
+        command running it keeps ticking for ``LINGER_TICKS`` intervals (a command right
+        after another costs it nothing), then waits until the next command wakes it. A new
+        command is never due before the ones already followed."""
         interval = self._config.live_interval_s
+        idle_ticks = 0
         while True:
             if not self._live:
-                self._wake = anyio.Event()
-                await self._wake.wait()
+                if idle_ticks >= LINGER_TICKS:
+                    self._wake = anyio.Event()
+                    self._idle = True
+                    await self._wake.wait()
+                    self._idle = False
+                    idle_ticks = 0
+                else:
+                    idle_ticks += 1
+                    await anyio.sleep(interval)
                 continue
+            idle_ticks = 0
             now = anyio.current_time()
             due = min(live.due for live in self._live.values())
             if due > now:
