@@ -3,7 +3,8 @@
 ``TerminalApprovalPlugin`` provides ``PERMISSIONS`` (``TerminalPermissions``) and applies the
 runner's permission levels (``RunnerPermissions``, the ``--edit``/``--shell``/
 ``--read-outside`` flags) as a ``tools/pre-execute`` listener: an edit-kind call asks unless
-edits are ``allow``; a command asks, runs or is refused per ``shell``; a read outside the
+edits are ``allow``; a command asks, runs or is refused per ``shell`` (a simple command
+starting with a ``--shell-allow`` prefix runs without asking); a read outside the
 workspace asks, runs or is refused per ``read_outside``; any other call of a tool that is not
 read-only asks. ``--yes`` approves every question. Without a terminal to answer, a question
 is never asked: the model reads ``not approved: no terminal to ask (use --yes or a
@@ -27,6 +28,7 @@ import anyio.to_thread
 from dsh_lsp.fs_tools import diff_texts, render_unified
 from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm import JsonObject
+from dsh_lsp.shell import prefix_allows
 from dsh_lsp.tools import (
     PERMISSIONS,
     TOOLS,
@@ -57,6 +59,9 @@ class RunnerPermissions:
     edit: Literal["allow", "ask"] = "ask"
     shell: Literal["ask", "allow", "deny"] = "ask"
     read_outside: Literal["ask", "allow", "deny"] = "ask"
+    shell_allow: tuple[str, ...] = ()
+    """Command prefixes that run without asking while ``shell`` is ``ask`` (simple
+    commands only: ``dsh_lsp.shell.prefix_allows``)."""
 
 
 class TerminalPermissions:
@@ -182,6 +187,9 @@ class TerminalApprovalPlugin(Plugin[None]):
                     case "deny":
                         return Deny(reason="running commands is off (--shell is 'deny')")
                     case "ask":
+                        command = _command(execution)
+                        if any(prefix_allows(p, command) for p in levels.shell_allow):
+                            return decision
                         return Ask(reason="--shell is 'ask'")
             return Ask(reason="it may change files or run commands")
 
@@ -198,3 +206,9 @@ class TerminalApprovalPlugin(Plugin[None]):
             return decision
 
         ctx.on(TOOLS_PRE_EXECUTE, apply_levels)
+
+
+def _command(execution: ToolExecution) -> str:
+    raw = execution.arguments
+    command = raw.get("command") if isinstance(raw, dict) else None
+    return command if isinstance(command, str) else ""

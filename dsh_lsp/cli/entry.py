@@ -94,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LEVELS,
         help="reads outside the workspace (permissions.readOutsideWorkspace; default: ask)",
     )
+    levels.add_argument(
+        "--shell-allow",
+        action="append",
+        metavar="PREFIX",
+        help="run simple commands starting with PREFIX without asking, repeatable "
+        "(permissions.shellAllow; never chains, pipes or redirections)",
+    )
     model = run.add_argument_group("settings (the dsh section's keys; default: the server's)")
     model.add_argument("--model", help="model name (model.name; default: deepseek-v4-flash)")
     model.add_argument("--base-url", help="OpenAI-compatible API root (model.baseUrl)")
@@ -115,6 +122,43 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-steps", type=int, metavar="N", help="model requests per turn (maxStepsPerTurn)"
     )
     model.add_argument("--session-dir", metavar="DIR", help="where session logs live (sessionDir)")
+    model.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the model's context window (model.contextWindow; default: known, else 128000)",
+    )
+    model.add_argument(
+        "--shell-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="a command's timeout when the model names none (shell.defaultTimeout; default: 120)",
+    )
+    model.add_argument(
+        "--shell-max-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="the longest timeout the model may ask for (shell.maxTimeout; default: 600)",
+    )
+    model.add_argument(
+        "--instructions",
+        action="append",
+        metavar="NAME",
+        help="an instruction file name to look for, repeatable; replaces the default list "
+        "(instructions.files; default: AGENTS.md, CLAUDE.md, .github/copilot-instructions.md)",
+    )
+    model.add_argument(
+        "--no-instructions",
+        action="store_true",
+        help="read no project instruction file (instructions.files: [])",
+    )
+    model.add_argument(
+        "--compact-threshold",
+        type=float,
+        metavar="RATIO",
+        help="compact before a request would fill this share of the window, 0 to 1 "
+        "(compaction.threshold; default: 0.8)",
+    )
     for flag, key, default in TIMEOUT_FLAGS:
         model.add_argument(
             f"--{flag}",

@@ -1,14 +1,15 @@
 """``dsh-lsp run "<prompt>"``: the headless runner (cli layer).
 
 It checks its arguments (``check_arguments``: an empty prompt, a ``--cwd`` that is not a
-folder, a ``--log-file`` whose folder does not exist), validates the settings its flags
-produce (the same ``DshSettings`` the editor's ``dsh`` section produces for the server;
-``settings_from_flags``), loads the default plugin set (``dsh_lsp.app``) plus the local file
-system confined to the workspace and terminal approval (``approvals``, with the
-``--edit``/``--shell``/``--read-outside`` levels), sends one prompt to a new agent (or to the
-session ``--session`` names), and streams the turn to stdout (``TurnPrinter``) — reasoning
-dimmed on a terminal, text, tool calls and their outcomes. The session id goes to stderr at
-the end.
+folder, a ``--shell-allow`` prefix that is not one simple command, ``--instructions`` with
+``--no-instructions``, a ``--log-file`` whose folder does not exist), validates the
+settings its flags produce (the same ``DshSettings`` the editor's ``dsh`` section produces
+for the server; ``settings_from_flags``), loads the default plugin set (``dsh_lsp.app``)
+plus the local file system confined to the workspace and terminal approval (``approvals``,
+with the ``--edit``/``--shell``/``--read-outside`` levels and the ``--shell-allow``
+prefixes), sends one prompt to a new agent (or to the session ``--session`` names), and
+streams the turn to stdout (``TurnPrinter``) — reasoning dimmed on a terminal, text, tool
+calls and their outcomes. The session id goes to stderr at the end.
 
 One workspace per session: a new session's is ``--cwd`` (default: the current folder); a
 resumed session's is the one its header states, used both to resolve paths and to confine
@@ -61,6 +62,7 @@ from dsh_lsp.session import (
     TurnMaxTokens,
     TurnRejected,
 )
+from dsh_lsp.shell import valid_prefix
 from dsh_lsp.tools import TOOLS, ToolRegistry, parse_arguments
 
 from .approvals import RunnerPermissions, TerminalApprovalPlugin, TerminalPermissions
@@ -99,6 +101,7 @@ def settings_from_flags(args: argparse.Namespace) -> JsonObject:
         ("temperature", "temperature"),
         ("max_tokens", "maxTokens"),
         ("stop", "stop"),
+        ("context_window", "contextWindow"),
     ):
         value = getattr(args, flag)
         if value is not None:
@@ -120,8 +123,23 @@ def settings_from_flags(args: argparse.Namespace) -> JsonObject:
         value = getattr(args, flag, None)
         if value is not None:
             permissions[key] = value
+    if args.shell_allow:
+        permissions["shellAllow"] = list(args.shell_allow)
     if permissions:
         section["permissions"] = permissions
+    shell: dict[str, JsonValue] = {}
+    if args.shell_timeout is not None:
+        shell["defaultTimeout"] = args.shell_timeout
+    if args.shell_max_timeout is not None:
+        shell["maxTimeout"] = args.shell_max_timeout
+    if shell:
+        section["shell"] = shell
+    if args.no_instructions:
+        section["instructions"] = {"files": []}
+    elif args.instructions:
+        section["instructions"] = {"files": list(args.instructions)}
+    if args.compact_threshold is not None:
+        section["compaction"] = {"threshold": args.compact_threshold}
     if args.max_steps is not None:
         section["maxStepsPerTurn"] = args.max_steps
     if args.session_dir is not None:
@@ -142,6 +160,12 @@ FLAGS: dict[str, str] = {
     "dsh.model.timeouts.firstByte": "--first-byte-timeout",
     "dsh.model.timeouts.readIdle": "--read-timeout",
     "dsh.model.timeouts.retryBudget": "--retry-budget",
+    "dsh.model.contextWindow": "--context-window",
+    "dsh.permissions.shellAllow": "--shell-allow",
+    "dsh.shell.defaultTimeout": "--shell-timeout",
+    "dsh.shell.maxTimeout": "--shell-max-timeout",
+    "dsh.instructions.files": "--instructions",
+    "dsh.compaction.threshold": "--compact-threshold",
 }
 """The flag that sets each settings path (named next to it in a settings error)."""
 
@@ -161,6 +185,14 @@ def check_arguments(args: argparse.Namespace) -> None:
     """
     if not args.prompt.strip():
         raise ArgumentError('the prompt is empty: dsh-lsp run "<what to do>"')
+    for prefix in args.shell_allow or ():
+        if not valid_prefix(prefix):
+            raise ArgumentError(
+                f"--shell-allow {prefix!r}: a prefix is the start of one simple command "
+                "(no ;, &&, |, $(…) or redirections)"
+            )
+    if args.instructions and args.no_instructions:
+        raise ArgumentError("--instructions and --no-instructions contradict each other")
     if args.cwd is not None:
         if not args.cwd.exists():
             raise ArgumentError(f"--cwd {args.cwd}: no such folder")
@@ -182,6 +214,7 @@ def run_command(args: argparse.Namespace) -> int:
             edit=args.edit or "ask",
             shell=args.shell or "ask",
             read_outside=args.read_outside or "ask",
+            shell_allow=tuple(args.shell_allow or ()),
         ),
     )
     try:

@@ -3,7 +3,9 @@
 ``Compactor`` is the seam (service ``COMPACTION``): ``compact_if_needed`` runs before every
 step (``agent/pre-step``) and compacts when the next request would pass ``threshold_ratio``
 of the model's window; ``compact_now`` compacts on request (``dsh/session/compact``), inside
-the open turn or, when the agent is idle, in a one-turn ``compaction`` turn of its own.
+the open turn or, when the agent is idle, in a one-turn ``compaction`` turn of its own;
+``compact_at_next_step`` asks for a compaction at a running turn's next step boundary (the
+next ``compact_if_needed``), since the surface must not change under a step in flight.
 
 ``BasicCompactor`` summarizes the oldest region of the surface (``region``) through the model
 with a fixed checkpoint prompt (text only: reasoning is dropped, tool calls and results
@@ -25,8 +27,10 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal, Protocol
+
+import anyio
 
 from dsh_lsp.agent import Agent
 from dsh_lsp.kernel import DshError
@@ -40,6 +44,7 @@ from dsh_lsp.llm import (
     LlmService,
     Message,
     PluginSource,
+    SessionId,
     TextBlock,
     TextDelta,
     ToolCallBlock,
@@ -126,6 +131,14 @@ class Compactor(Protocol):
         the history is unchanged)."""
         ...
 
+    async def compact_at_next_step(self, agent: Agent) -> CompactionOutcome:
+        """Compact ``agent``'s session at its next step boundary: the next
+        ``compact_if_needed`` for it compacts (reason ``request``) whatever the threshold,
+        and this returns its outcome. Callers asking for one session meanwhile share one
+        compaction. Cancelling withdraws the request (once no other caller waits).
+        Raises CompactionError like ``compact_now`` (also when the step was cancelled)."""
+        ...
+
     def usage(self, session: Session, model: str, system_prompt: str = "") -> ContextUsage:
         """How full the session's context is for ``model``."""
         ...
@@ -146,16 +159,29 @@ class BasicSettings:
     windows: Mapping[str, int]
     default_window: int
     summary_model: str | None
+    automatic: bool = True
+    """Compact on the threshold; off, ``compact_if_needed`` only serves requests."""
+
+
+@dataclass(slots=True, eq=False)
+class _StepRequest:
+    """A compaction asked for at a session's next step boundary, and its result."""
+
+    waiters: int = 0
+    done: anyio.Event = field(default_factory=anyio.Event)
+    outcome: CompactionOutcome | None = None
+    error: CompactionError | None = None
 
 
 class BasicCompactor:
     """See the module docstring."""
 
-    __slots__ = ("_llm", "_settings")
+    __slots__ = ("_llm", "_requests", "_settings")
 
     def __init__(self, llm: LlmService, settings: BasicSettings) -> None:
         self._llm = llm
         self._settings = settings
+        self._requests: dict[SessionId, _StepRequest] = {}
 
     def window(self, model: str) -> int:
         """See ``Compactor.window``."""
@@ -172,7 +198,13 @@ class BasicCompactor:
         )
 
     async def compact_if_needed(self, agent: Agent, system_prompt: str) -> CompactionOutcome | None:
-        """See ``Compactor.compact_if_needed``."""
+        """See ``Compactor.compact_if_needed``; a pending ``compact_at_next_step`` request
+        for the session is served first, whatever the threshold."""
+        request = self._requests.pop(agent.session.id, None)
+        if request is not None:
+            return await self._serve(agent, request)
+        if not self._settings.automatic:
+            return None
         usage = self.usage(agent.session, agent.options.model, system_prompt)
         if usage.ratio < self._settings.threshold_ratio:
             return None
@@ -193,6 +225,35 @@ class BasicCompactor:
             return await self._compact(agent, reason)
         finally:
             session.append(TURN_END, turn_end_data(turn, end_reason("completed")))
+
+    async def compact_at_next_step(self, agent: Agent) -> CompactionOutcome:
+        """See ``Compactor.compact_at_next_step``."""
+        session_id = agent.session.id
+        request = self._requests.setdefault(session_id, _StepRequest())
+        request.waiters += 1
+        try:
+            await request.done.wait()
+        finally:
+            request.waiters -= 1
+            if not request.waiters and self._requests.get(session_id) is request:
+                del self._requests[session_id]  # withdrawn before a step served it
+        if request.error is not None:
+            raise request.error
+        assert request.outcome is not None
+        return request.outcome
+
+    async def _serve(self, agent: Agent, request: _StepRequest) -> CompactionOutcome | None:
+        try:
+            request.outcome = await self._compact(agent, "request")
+        except CompactionError as exc:
+            _log.warning("the requested compaction before a step failed: %s", exc)
+            request.error = exc
+        except BaseException:
+            request.error = CompactionError("the step was cancelled before it compacted")
+            raise
+        finally:
+            request.done.set()
+        return request.outcome
 
     async def _compact(self, agent: Agent, reason: Reason) -> CompactionOutcome:
         settings = self._settings

@@ -87,12 +87,12 @@ class CompactionPlugin(Plugin[CompactionConfig]):
                 windows=dict(config.windows),
                 default_window=config.default_window,
                 summary_model=config.summary_model,
+                automatic=config.enabled,
             ),
         )
 
         async def before_step(step: PreStep) -> None:
-            if config.enabled:
-                await compactor.compact_if_needed(step.agent, step.system_prompt)
+            await compactor.compact_if_needed(step.agent, step.system_prompt)
 
         async def on_overflow(overflow: ContextOverflow) -> bool | None:
             try:

@@ -50,6 +50,12 @@ class Redactor:
         """True once a secret is registered."""
         return bool(self._bare)
 
+    @property
+    def count(self) -> int:
+        """How many secrets are registered; it only grows, so a cache of anything derived
+        from them is current while it is unchanged."""
+        return len(self._bare)
+
     def unsafe_tail(self, text: str) -> int:
         """The length of the longest suffix of ``text`` that starts a registered secret: a
         stream that redacts piece by piece holds that much back until the next piece."""

@@ -6,7 +6,8 @@ merged over the first key by key, ``merge_settings``); ``dsh-lsp run`` validates
 model from its flags; the composition root (``dsh_lsp.app``) loads the plugins from it and
 ``DshSettings.agent_options`` gives every new agent its options. Every field has a producer:
 an LSP setting (all of them) and, for the ones a terminal run needs, a ``dsh-lsp run`` flag
-(``model.*``, ``maxStepsPerTurn``, ``sessionDir``; permissions and edits are the editor's).
+(``model.*``, ``maxStepsPerTurn``, ``sessionDir``, ``permissions.*``, ``shell.*``,
+``instructions.files``, ``compaction.threshold``; ``edits`` is the editor's).
 Importing this module loads pydantic and the DeepSeek vocabulary only, never httpx or the
 layers below the server: ``initialize`` is answered before they load.
 ``parse_settings`` validates the result and raises ``SettingsError`` whose message names every

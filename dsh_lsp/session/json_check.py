@@ -152,7 +152,13 @@ def storable(value: T) -> T:
     return _storable(value, 0)  # type: ignore[return-value]  # same shape as the input
 
 
+_SCALARS: Final = frozenset((int, float, bool, type(None)))
+"""Types ``storable`` returns at once (most values of a result's ``meta``)."""
+
+
 def _storable(value: object, depth: int) -> object:
+    if type(value) in _SCALARS:
+        return value
     if type(value) is str:
         assert isinstance(value, str)
         return storable_text(value)

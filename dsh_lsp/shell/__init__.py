@@ -7,7 +7,7 @@ Layers, each replaceable on its own:
   ``shell/*`` events (live output, background completion, and the before/after-run seam a
   front end uses to bring editor buffers to disk);
 - the backend: ``LocalExecutor`` (``bash -c`` in its own process group, stdin closed,
-  secrets scrubbed from the environment by ``scrubbed_env``);
+  secrets scrubbed from the environment by ``scrubbed_env`` / ``EnvScrubber``);
 - the tools: ``ShellPlugin`` registers ``bash``, ``bash_output`` and ``bash_kill`` and
   their prompt section; ``command_rules`` decides which commands a remembered prefix may
   approve.
@@ -20,6 +20,7 @@ from .command_rules import prefix_allows as prefix_allows
 from .command_rules import suggest_prefix as suggest_prefix
 from .command_rules import valid_prefix as valid_prefix
 from .config import ShellConfig as ShellConfig
+from .env import EnvScrubber as EnvScrubber
 from .env import is_secret_name as is_secret_name
 from .env import scrubbed_env as scrubbed_env
 from .errors import ShellError as ShellError
@@ -46,6 +47,7 @@ __all__ = (
     "SHELL_SECTIONS",
     "SHELL_TASK_DONE",
     "SHELL_TOOL_FACTORIES",
+    "EnvScrubber",
     "LocalExecutor",
     "OutputBuffer",
     "ShellConfig",

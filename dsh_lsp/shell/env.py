@@ -5,13 +5,18 @@ A name is secret when it matches ``KEY``, ``SECRET``, ``TOKEN``, ``PASSWORD``, `
 API key variable, whatever it is called). A variable whose value holds a secret the process
 knows (``dsh_lsp.kernel.SECRETS``) is dropped too, whatever its name. Nothing here logs a
 value.
+
+``EnvScrubber`` is ``scrubbed_env`` for a command after command: it keeps the last result
+and hands out a copy while the environment (compared as the dict behind it: ``os.environ``
+keeps its bytes in one, compared in C), the extra names and the registered secrets are the
+same, since decoding and matching every variable is a good part of a short command's cost.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Final, cast
 
 from dsh_lsp.kernel import SECRETS
 
@@ -41,3 +46,29 @@ def scrubbed_env(environ: Mapping[str, str], extra_secrets: Iterable[str] = ()) 
     }
     env.update(FIXED)
     return env
+
+
+class EnvScrubber:
+    """``scrubbed_env`` with the last result kept; see the module docstring. One per user
+    (not thread-safe)."""
+
+    __slots__ = ("_env", "_key")
+
+    def __init__(self) -> None:
+        self._key: tuple[int, tuple[str, ...], dict[object, object]] | None = None
+        self._env: dict[str, str] = {}
+
+    def __call__(
+        self, environ: Mapping[str, str], extra_secrets: tuple[str, ...] = ()
+    ) -> dict[str, str]:
+        """A fresh copy of ``scrubbed_env(environ, extra_secrets)``. Never raises."""
+        raw = getattr(environ, "_data", environ)
+        if not isinstance(raw, dict):  # a mapping of its own: nothing cheap to compare
+            return scrubbed_env(environ, extra_secrets)
+        known = SECRETS.count
+        key = self._key
+        if key is None or key[0] != known or key[1] != extra_secrets or key[2] != raw:
+            snapshot = dict(cast("dict[object, object]", raw))  # before: a change re-scrubs
+            self._env = scrubbed_env(environ, extra_secrets)
+            self._key = (known, extra_secrets, snapshot)
+        return dict(self._env)

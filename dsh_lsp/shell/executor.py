@@ -3,7 +3,7 @@
 ``ShellExecutor.run(task)`` runs ``task.spec`` to the end and records how it ended on the
 task; it never raises for the command's own failure (nonzero exit, timeout, signal) and
 records a spawn failure as ``task.failure``. ``LocalExecutor`` runs ``bash -c <command>``
-(``subprocess.Popen``, awaited through a pidfd and non-blocking reads):
+(``subprocess.Popen``, followed through a pidfd and non-blocking reads):
 
 - in its own process group (``start_new_session``), stdin closed (``/dev/null``), stdout
   and stderr merged into one stream (as a terminal shows them), cwd and environment from
@@ -16,13 +16,16 @@ records a spawn failure as ``task.failure``. ``LocalExecutor`` runs ``bash -c <c
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 from dsh_lsp.llm import SessionId
@@ -31,6 +34,16 @@ from .output import OutputBuffer
 
 POLL_S: Final = 0.02
 """How often a stopping group is checked for survivors (kernel-level polling, not a test)."""
+CHUNK: Final = 65536
+"""Bytes read from the output pipe at a time."""
+STREAK: Final = 16
+"""Chunks read back to back before the reader lets the event loop run."""
+EXIT_YIELDS: Final = 2
+"""Times ``_Child.wait`` yields the CPU for a child that closed its output to finish exiting
+(it almost always has by then) before it waits on the event loop: a loop round trip is a
+good part of a short command's cost."""
+KILL_SETTLE_S: Final = 1.0
+"""Seconds a SIGKILLed group is given to be gone before ``stop_group`` returns anyway."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +82,8 @@ class ShellTask:
     revision: int = 0
     done: anyio.Event = field(default_factory=anyio.Event)
     kill_requested: anyio.Event = field(default_factory=anyio.Event)
+    on_kill: Callable[[], None] | None = None
+    """Set by the executor while the command runs: ``kill()`` calls it to stop at once."""
 
     @property
     def running(self) -> bool:
@@ -78,6 +93,8 @@ class ShellTask:
     def kill(self) -> None:
         """Ask the executor to stop the command (idempotent, returns at once)."""
         self.kill_requested.set()
+        if self.on_kill is not None:
+            self.on_kill()
 
     def elapsed(self) -> float:
         """Seconds since the task started (until it ended)."""
@@ -112,21 +129,31 @@ class ShellExecutor(Protocol):
 
 
 class _Child:
-    """A ``subprocess.Popen`` child awaited without threads: its exit through a pidfd (a
-    worker thread where the platform has none), its output through ``wait_readable``.
+    """A ``subprocess.Popen`` child followed from one task without threads: its output
+    through non-blocking reads, its exit through a pidfd, both at once through an epoll
+    set the event loop watches (where the platform has no pidfd, the exit is checked every
+    ``POLL_S`` while the output is idle, and awaited in a worker thread).
 
     ``Popen`` forks with ``vfork``/``posix_spawn``, which costs a fraction of asyncio's
     subprocess transport; the shell's overhead over a bare ``subprocess.run`` is the point.
     """
 
-    __slots__ = ("_pidfd", "popen")
+    __slots__ = ("_either", "_fd", "_pidfd", "popen")
 
     def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self.popen = popen
+        assert popen.stdout is not None
+        self._fd = popen.stdout.fileno()
+        os.set_blocking(self._fd, False)
+        self._pidfd: int | None = None
+        self._either: select.epoll | None = None
         try:
-            self._pidfd: int | None = os.pidfd_open(popen.pid)
+            self._pidfd = os.pidfd_open(popen.pid)
+            self._either = select.epoll()
+            self._either.register(self._fd, select.EPOLLIN)
+            self._either.register(self._pidfd, select.EPOLLIN)
         except (AttributeError, OSError):
-            self._pidfd = None
+            self._close_watch()
 
     @property
     def pid(self) -> int:
@@ -140,33 +167,95 @@ class _Child:
         """Wait for the child to exit and reap it."""
         if self.popen.returncode is not None:
             return self.popen.returncode
+        for _ in range(EXIT_YIELDS):  # it closed its output, so it is exiting: a moment
+            code = self.popen.poll()
+            if code is not None:
+                return code
+            os.sched_yield()
         if self._pidfd is not None:
             await anyio.wait_readable(self._pidfd)
             return self.popen.wait()
         return await anyio.to_thread.run_sync(self.popen.wait, abandon_on_cancel=True)
 
-    async def read(self, size: int = 65536) -> bytes:
-        """The next output chunk; ``b""`` at end of output."""
-        stream = self.popen.stdout
-        assert stream is not None
-        fd = stream.fileno()
+    async def follow(self, task: ShellTask) -> bool:
+        """Copy the output into ``task.output`` until the pipe closes or the child exits,
+        whichever comes first; True at the end of the output (the child may still run,
+        e.g. after closing its stdout), False when the child exited first (it is reaped;
+        what it left behind may still hold the pipe)."""
+        fd = self._fd
+        streak = 0
         while True:
             try:
-                return os.read(fd, size)
+                chunk = os.read(fd, CHUNK)
+                if chunk:
+                    task.output.write(chunk)
             except BlockingIOError:
-                await anyio.wait_readable(fd)
+                chunk = None
+            except OSError:  # the pipe, or the spill file of the output
+                return True
+            if chunk:
+                task.revision += 1
+                streak += 1
+                if streak >= STREAK:  # a flood of output must not starve the event loop
+                    streak = 0
+                    await anyio.lowlevel.checkpoint()
+                continue
+            if chunk == b"":
+                return True
+            if self.popen.poll() is not None:
+                return False
+            streak = 0
+            if self._either is not None:
+                await anyio.wait_readable(self._either.fileno())
+            else:
+                with anyio.move_on_after(POLL_S):
+                    await anyio.wait_readable(fd)
 
-    def close(self) -> None:
-        """Close the pipe and the pidfd (the child must be reaped already)."""
-        if self.popen.stdout is not None:
-            self.popen.stdout.close()
+    async def drain(self, task: ShellTask) -> None:
+        """Copy the output into ``task.output`` until the pipe closes (or cannot be read)."""
+        fd = self._fd
+        streak = 0
+        while True:
+            try:
+                chunk = os.read(fd, CHUNK)
+                if chunk:
+                    task.output.write(chunk)
+            except BlockingIOError:
+                streak = 0
+                await anyio.wait_readable(fd)
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            task.revision += 1
+            streak += 1
+            if streak >= STREAK:
+                streak = 0
+                await anyio.lowlevel.checkpoint()
+
+    def _close_watch(self) -> None:
+        if self._either is not None:
+            self._either.close()
+            self._either = None
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
 
+    def close(self) -> None:
+        """Close the pipe, the epoll set and the pidfd (the child must be reaped already)."""
+        self._close_watch()
+        if self.popen.stdout is not None:
+            self.popen.stdout.close()
+
 
 class LocalExecutor:
-    """``bash -c`` on this machine; see the module docstring."""
+    """``bash -c`` on this machine; see the module docstring.
+
+    The caller's task follows the command alone: output and exit are one wait (``_Child``),
+    and the timeout and ``task.kill()`` cancel a scope around it rather than being awaited
+    by tasks of their own, so a short command costs little more than its ``fork``/``exec``.
+    """
 
     __slots__ = ("_bash",)
 
@@ -191,8 +280,6 @@ class LocalExecutor:
             task.failure = exc.strerror or type(exc).__name__
             _finish(task)
             return
-        assert popen.stdout is not None
-        os.set_blocking(popen.stdout.fileno(), False)
         child = _Child(popen)
         try:
             await self._supervise(task, child)
@@ -204,40 +291,26 @@ class LocalExecutor:
                 _finish(task)
 
     async def _supervise(self, task: ShellTask, child: _Child) -> None:
-        eof = anyio.Event()
-
-        async def pump() -> None:
-            try:
-                while chunk := await child.read():
-                    task.output.write(chunk)
-                    task.revision += 1
-            except OSError:
-                pass
-            finally:
-                eof.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(pump)
-            with anyio.move_on_after(task.spec.timeout_s) as timer:
-                async with anyio.create_task_group() as race:
-
-                    async def exited() -> None:
-                        await child.wait()
-                        race.cancel_scope.cancel()
-
-                    async def kill_asked() -> None:
-                        await task.kill_requested.wait()
-                        task.killed = True
-                        race.cancel_scope.cancel()
-
-                    race.start_soon(exited)
-                    race.start_soon(kill_asked)
-            task.timed_out = timer.cancelled_caught
-            with anyio.CancelScope(shield=True):
-                await stop_group(child, task.spec.grace_s)
-                with anyio.move_on_after(task.spec.grace_s + 1.0):
-                    await eof.wait()  # output written after the exit, until the pipe closes
-            group.cancel_scope.cancel()
+        grace = task.spec.grace_s
+        try:
+            with anyio.CancelScope(deadline=anyio.current_time() + task.spec.timeout_s) as limit:
+                task.on_kill = limit.cancel
+                if task.kill_requested.is_set():
+                    limit.cancel()
+                if await child.follow(task):
+                    await child.wait()  # the output ended; the exit follows
+                    return
+        finally:
+            task.on_kill = None
+        if limit.cancelled_caught and child.returncode is None:
+            task.killed = task.kill_requested.is_set()
+            task.timed_out = not task.killed
+        # stopped, or the leader exited first: stop what is left of its group, then take
+        # the output until the pipe closes (a survivor outside the group may hold it)
+        with anyio.CancelScope(shield=True):
+            await stop_group(child, grace)
+            with anyio.move_on_after(grace + 1.0):
+                await child.drain(task)
 
 
 class _Waitable(Protocol):
@@ -253,8 +326,9 @@ class _Waitable(Protocol):
 async def stop_group(process: _Waitable, grace_s: float) -> None:
     """SIGTERM the process group led by ``process``; SIGKILL what is left after ``grace_s``.
 
-    Returns once the leader is reaped and no member is left (or after the SIGKILL).
-    Never raises.
+    Returns once the leader is reaped and no member of the group is alive (members that
+    died but wait to be reaped by ``init``, zombies, count as gone: only ``init`` can reap
+    them), or at most ``KILL_SETTLE_S`` after the SIGKILL. Never raises.
     """
     pid = process.pid
     if not _signal_group(pid, signal.SIGTERM):
@@ -263,11 +337,42 @@ async def stop_group(process: _Waitable, grace_s: float) -> None:
         return
     with anyio.move_on_after(grace_s):
         await process.wait()
-        while _signal_group(pid, 0):  # noqa: ASYNC110 - no event tells when a group is empty
+        while group_alive(pid):  # noqa: ASYNC110 - no event tells when a group is empty
             await anyio.sleep(POLL_S)
         return
     _signal_group(pid, signal.SIGKILL)
     await process.wait()
+    with anyio.move_on_after(KILL_SETTLE_S):
+        while group_alive(pid):  # noqa: ASYNC110 - as above
+            await anyio.sleep(POLL_S)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether the process group ``pgid`` has a member that is not a zombie.
+
+    Signal 0 says whether the group exists at all; when it does, ``/proc`` tells the living
+    from the zombies (orphans reparented to ``init`` stay in the group until it reaps them).
+    Without ``/proc`` an existing group counts as alive. Never raises.
+    """
+    if not _signal_group(pgid, 0):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def _signal_group(pid: int, signum: int) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 
@@ -38,7 +38,7 @@ from dsh_lsp.tools import (
 )
 
 from .config import ShellConfig
-from .env import scrubbed_env
+from .env import EnvScrubber
 from .errors import SHELL_BAD_WORKDIR, SHELL_NO_WORKSPACE, ShellError
 from .events import SHELL_AFTER_RUN, SHELL_BEFORE_RUN, ShellRunIntent
 from .executor import ShellSpec, ShellTask
@@ -64,6 +64,7 @@ class ShellDeps:
     tasks: ShellTasks
     config: ShellConfig
     environ: Callable[[], Mapping[str, str]]
+    scrub: EnvScrubber = field(default_factory=EnvScrubber)
 
 
 def _cwd(args: JsonObject, execution: ToolExecution) -> str:
@@ -129,7 +130,7 @@ def bash_tool(deps: ShellDeps) -> ToolDefinition:
         spec = ShellSpec(
             command=command,
             cwd=cwd,
-            env=scrubbed_env(deps.environ(), config.secret_env_names),
+            env=deps.scrub(deps.environ(), config.secret_env_names),
             timeout_s=_timeout(args, config),
             grace_s=config.kill_grace_s,
         )
@@ -137,23 +138,15 @@ def bash_tool(deps: ShellDeps) -> ToolDefinition:
         intent = ShellRunIntent(session_id=session_id, command=command, cwd=cwd)
         notes = await deps.ctx.waterfall(SHELL_BEFORE_RUN, intent, _no_notes)
         background = args.get("run_in_background") is True
-        task = deps.tasks.start(
-            spec, session_id=session_id, call_id=str(execution.call_id), background=background
-        )
+        call_id = str(execution.call_id)
         if background:
+            task = deps.tasks.start(spec, session_id=session_id, call_id=call_id, background=True)
             text = (
                 f"Started background task {task.id}. Its end will be reported to you; read "
                 f'its output any time with bash_output {{"task_id": "{task.id}"}}.'
             )
             return ToolOutcome(content=(TextBlock(text=text),), meta=result_meta(task))
-        try:
-            await task.done.wait()
-        except anyio.get_cancelled_exc_class():
-            task.kill()
-            with anyio.CancelScope(shield=True), anyio.move_on_after(config.kill_grace_s + 2):
-                await task.done.wait()
-            deps.tasks.forget(task)
-            raise
+        task = await deps.tasks.run(spec, session_id=session_id, call_id=call_id)
         deps.ctx.emit_contained(SHELL_AFTER_RUN, intent)
         changed = await forget_changed(deps.ctx, execution.session)
         if changed:

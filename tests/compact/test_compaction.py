@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
+import anyio
 import pytest
 
 from dsh_lsp.agent import Agent, AgentOptions, AgentSpec
@@ -192,3 +193,40 @@ async def test_a_context_overflow_compacts_once_and_retries_the_step() -> None:
     first = retried.messages[0].content[0]
     assert isinstance(first, TextBlock)
     assert first.text.startswith("<compacted-summary>")
+
+
+async def test_a_step_request_is_served_once_and_a_withdrawn_one_never() -> None:
+    script = (
+        text_reply("first answer " * 50),
+        text_reply("second answer " * 50),
+        text_reply("CHECKPOINT: asked at a step"),
+        text_reply("third answer"),
+        text_reply("fourth answer"),
+    )
+    plugin = (CompactionPlugin(), {"retain_tokens": 20, "enabled": False})
+    async with loop_harness(*script, models=(plugin,)) as h:
+        agent, handle = await h.create()
+        for prompt in ("one", "two"):
+            agent.send(prompt)
+            await agent.when_idle()
+        compaction = h.ctx.require(COMPACTION)
+        with anyio.move_on_after(0):  # withdrawn before any step
+            await compaction.compact_at_next_step(agent)
+        async with anyio.create_task_group() as group:
+            outcomes = []
+
+            async def ask() -> None:
+                outcomes.append(await compaction.compact_at_next_step(agent))
+
+            group.start_soon(ask)
+            group.start_soon(ask)
+            await anyio.wait_all_tasks_blocked()
+            agent.send("three")
+        agent.send("four")
+        await agent.when_idle()
+        starts = of_type(agent.session, COMPACT_START)
+        await handle.dispose()
+    assert len(outcomes) == 2
+    assert outcomes[0] is outcomes[1], "two callers share one compaction"
+    assert [s["reason"] for s in starts] == ["request"], "served once, automatic is off"
+    assert h.model.requests[2].system == CHECKPOINT_PROMPT

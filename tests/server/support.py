@@ -60,10 +60,14 @@ def stalled(text: str = "working on it") -> StreamResponse:
     return StreamResponse(steps=(Event(data=delta_payload({"content": text})), Stall(seconds=None)))
 
 
-def capabilities(spec: str, *, rich: bool = True) -> types.ClientCapabilities:
-    """The bundled capabilities of ``spec``, opted into the dsh protocol when ``rich``."""
+def capabilities(
+    spec: str, *, rich: bool = True, save_documents: bool = False
+) -> types.ClientCapabilities:
+    """The bundled capabilities of ``spec``, opted into the dsh protocol when ``rich``
+    (answering ``dsh/saveDocuments`` too with ``save_documents``, as the dsh plugins do)."""
     caps = pytest_lsp.client_capabilities(spec)
-    caps.experimental = RICH if rich else None
+    dsh = {**RICH["dsh"], "saveDocuments": True} if save_documents else RICH["dsh"]
+    caps.experimental = {"dsh": dsh} if rich else None
     return caps
 
 
@@ -80,6 +84,9 @@ class DshClient(LanguageClient):
         self.updates: dict[str, list[Json]] = defaultdict(list)
         self.permission_requests: list[Json] = []
         self.message_requests: list[Json] = []
+        self.save_requests: list[list[str]] = []
+        """The URIs of every ``dsh/saveDocuments`` request, in order."""
+        self.before_save: Callable[[list[str]], None] | None = None
         self.withdrawn: list[str] = []
         self.answer_permission: PermissionResponder = _reject
         self.answer_message: Callable[[Json], Awaitable[Json]] = self._dismiss
@@ -191,6 +198,20 @@ def make_client() -> DshClient:
             ls.touched()
             raise
 
+    @client.feature("dsh/saveDocuments")  # type: ignore[untyped-decorator]  # pygls
+    def on_save_documents(ls: DshClient, params: Json) -> Json:
+        uris = [uri for uri in params["uris"] if uri in ls.editor.buffers]
+        ls.save_requests.append(list(params["uris"]))
+        if ls.before_save is not None:
+            ls.before_save(uris)
+        for uri in uris:  # as the dsh plugins do: write the buffer, then didSave
+            ls.editor.save(uri)
+            ls.text_document_did_save(
+                types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
+        ls.touched()
+        return {"saved": uris}
+
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)  # type: ignore[untyped-decorator]  # pygls
     async def on_message_request(
         ls: DshClient, params: types.ShowMessageRequestParams
@@ -300,9 +321,11 @@ async def running_server(
     args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     shutdown: bool = True,
+    save_documents: bool = False,
 ) -> AsyncIterator[Rig]:
     """Start a server, initialize it (workspace folder ``root/workspace``, sessions in
-    ``root/sessions`` unless ``init_options`` says otherwise), yield, then shut it down."""
+    ``root/sessions`` unless ``init_options`` says otherwise; the client answers
+    ``dsh/saveDocuments`` with ``save_documents``), yield, then shut it down."""
     workspace = root / "workspace"
     sessions = root / "sessions"
     workspace.mkdir(parents=True, exist_ok=True)
@@ -318,7 +341,7 @@ async def running_server(
     try:
         rig.extra["initialize"] = result = await client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities(spec, rich=rich),
+                capabilities=capabilities(spec, rich=rich, save_documents=save_documents),
                 client_info=types.ClientInfo(name=client_name(spec)),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=str(from_fs_path(str(workspace))), name="ws")

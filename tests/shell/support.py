@@ -44,3 +44,20 @@ async def shell_kernel(
 def text_of(result: ToolResult) -> str:
     """The text of a result's blocks."""
     return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+def live_members(pgid: int) -> list[int]:
+    """The pids of the group ``pgid`` that are alive (zombies waiting for ``init`` to reap
+    them are dead and do not count), read from ``/proc``."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            alive.append(int(entry))
+    return alive

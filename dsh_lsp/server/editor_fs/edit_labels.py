@@ -2,8 +2,9 @@
 
 The ``FileSystem`` seam carries no call information, so a ``tools/pre-execute`` listener
 records the running call's title (the title the UI shows for it, paths relative to the
-session's cwd) and whether edits must be confirmed (``dsh.permissions.edit`` is ``ask``) in a
-context variable; ``tools/post-execute`` clears it. The pipeline awaits both listeners and
+session's cwd), whether edits must be confirmed (``dsh.permissions.edit`` is ``ask``) and
+its session (``current_session``: whose edits wait for a save) in context variables;
+``tools/post-execute`` clears them. The pipeline awaits both listeners and
 the tool in one task, so the value is exactly the call the provider is working for; work
 outside any call gets a title of the provider's choosing.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 
+from dsh_lsp.llm import SessionId
 from dsh_lsp.server.sessions import relative_title
 from dsh_lsp.tools import (
     PostExecutePayload,
@@ -25,6 +27,7 @@ from dsh_lsp.tools import (
 from .workspace_edits import EditLabel
 
 _CURRENT: ContextVar[EditLabel | None] = ContextVar("dsh_edit_label", default=None)
+_SESSION: ContextVar[SessionId | None] = ContextVar("dsh_edit_session", default=None)
 
 PreListener = Callable[
     [ToolExecution, Callable[[], Awaitable[PreToolDecision]]], Awaitable[PreToolDecision]
@@ -40,6 +43,12 @@ def current_label(fallback_title: str) -> EditLabel:
     return label if label is not None else EditLabel(title=fallback_title)
 
 
+def current_session() -> SessionId | None:
+    """The session of the running tool call, or None outside of one (or for a call
+    without a session)."""
+    return _SESSION.get()
+
+
 def label_listeners(
     tools: ToolRegistry, confirm: Callable[[], bool]
 ) -> tuple[PreListener, PostListener]:
@@ -53,12 +62,14 @@ def label_listeners(
         title = execution.title or tools.present_call(execution.name, execution.arguments).title
         cwd = None if execution.session is None else execution.session.header.cwd
         _CURRENT.set(EditLabel(title=relative_title(title, cwd), confirm=confirm()))
+        _SESSION.set(None if execution.session is None else execution.session.id)
         return decision
 
     async def after(
         payload: PostExecutePayload, proceed: Callable[[], Awaitable[PostToolDecision]]
     ) -> PostToolDecision:
         _CURRENT.set(None)
+        _SESSION.set(None)
         return await proceed()
 
     return before, after

@@ -7,9 +7,10 @@ local provider does (direct disk writes). Never both: the service key admits one
 ``EditorFileSystemPlugin`` (config: the local provider's ``LocalFsConfig``, for the
 workspace roots and size limits; injects ``TOOLS``) provides the ``EditorFileSystem``,
 subscribes it to the document mirror, records which tool call an edit belongs to
-(``edit_labels``), and, when ``dsh.edits.saveAfterTurn`` is on, asks the editor to save the
-agent's edits at the end of every turn (``disk_policy``). Before every shell command it
-saves the agent's unsaved edits (``before_command``), since a command reads the disk.
+(``edit_labels``), and, when ``dsh.edits.saveAfterTurn`` is on, asks the editor to save a
+session's edits at the end of each of its turns (``disk_policy``). Before every shell command
+it saves the unsaved edits of the command's session (``before_command``), since a command
+reads the disk.
 """
 
 from __future__ import annotations
@@ -84,9 +85,10 @@ class EditorFileSystemPlugin(Plugin[LocalFsConfig]):
         ctx.on(TOOLS_POST_EXECUTE, after)
 
         def on_event(notice: SessionEventNotice) -> None:
-            saving = notice.event.type == TURN_END and fs.disk_sync.unsaved()
+            session = notice.session.id
+            saving = notice.event.type == TURN_END and fs.disk_sync.unsaved(session)
             if saving and setup.save_after_turn():
-                ctx.start_soon(fs.disk_sync.save, name="dsh/saveDocuments")
+                ctx.start_soon(fs.disk_sync.save, session, name="dsh/saveDocuments")
 
         ctx.on(SESSION_EVENT, on_event)
         ctx.on(SHELL_BEFORE_RUN, before_command(fs))
@@ -98,17 +100,19 @@ def before_command(
 ) -> Callable[
     [ShellRunIntent, Callable[[], Awaitable[tuple[str, ...]]]], Awaitable[tuple[str, ...]]
 ]:
-    """The ``shell/before-run`` listener: a command reads the disk, so the agent's unsaved
-    edits are saved first (``dsh/saveDocuments`` for exactly those documents, never the
-    user's other dirty buffers); what stays unsaved is named in a note for the model."""
+    """The ``shell/before-run`` listener: a command reads the disk, so the unsaved edits of
+    the command's session are saved first (``dsh/saveDocuments`` for exactly those
+    documents, never the user's other dirty buffers nor another session's edits); what
+    stays unsaved is named in a note for the model."""
 
     async def listener(
         intent: ShellRunIntent, proceed: Callable[[], Awaitable[tuple[str, ...]]]
     ) -> tuple[str, ...]:
         notes = await proceed()
-        if fs.disk_sync.unsaved():
-            await fs.disk_sync.save()
-        left = fs.disk_sync.unsaved()
+        session = intent.session_id
+        if fs.disk_sync.unsaved(session):
+            await fs.disk_sync.save(session)
+        left = fs.disk_sync.unsaved(session)
         if not left:
             return notes
         paths = ", ".join(to_fs_path(uri) or uri for uri in left)

@@ -42,9 +42,15 @@ from dsh_lsp.agent import (
     AgentSpec,
     StatusChange,
 )
-from dsh_lsp.compact import COMPACTION, CompactionError, compact_and_flush
+from dsh_lsp.compact import (
+    COMPACTION,
+    CompactionError,
+    CompactionOutcome,
+    Compactor,
+    compact_and_flush,
+)
 from dsh_lsp.kernel import Context
-from dsh_lsp.llm import ContentBlock, JsonValue, SessionId
+from dsh_lsp.llm import ContentBlock, JsonObject, JsonValue, SessionId
 from dsh_lsp.server.errors import (
     ServerError,
     TurnNotStoredError,
@@ -151,12 +157,17 @@ class SessionBridge:
         return None if compaction is None else compaction.window(self._options().model)
 
     async def compact(self, session_id: SessionId) -> JsonValue:
-        """Compact the session's history now (``dsh/session/compact``); its updates show the
+        """Compact the session's history (``dsh/session/compact``); its updates show the
         compaction (``compaction_update``) and the new meter reading.
 
-        Raises UnknownSessionError, TurnRunningError (a turn is running: compaction runs
-        before its next step anyway), ServerError when nothing can compact, and
-        CompactionError (nothing to compact, or the summary failed; history unchanged).
+        While a prompt runs the surface must not change under a step in flight, so the
+        compaction waits for the turn's next step boundary (before its next model request)
+        and answers then with ``queued: true``; a turn that ends without another step is
+        compacted right after it ends (``queued: true`` too).
+
+        Raises UnknownSessionError, ServerError when nothing can compact, and
+        CompactionError (nothing to compact, the summary failed, or the step it waited for
+        was cancelled; history unchanged).
         """
         record = self._records.get(session_id)
         if record is None:
@@ -164,19 +175,57 @@ class SessionBridge:
         if record.handle is None:
             raise CompactionError("the session has no history yet")
         agent = record.handle.agent
-        if record.prompt is not None:
-            raise TurnRunningError(session_id)
-        await agent.when_idle()  # a turn that just answered may still be closing
         compaction = self._ctx.get(COMPACTION)
         if compaction is None:
             raise ServerError("compaction is not available")
-        outcome = await compact_and_flush(self._ctx, compaction, agent)
+        queued = record.prompt is not None
+        outcome = await self._at_step(compaction, record, agent) if queued else None
+        if outcome is None:
+            await agent.when_idle()  # a turn that just answered may still be closing
+            outcome = await compact_and_flush(self._ctx, compaction, agent)
         self._sink.flush(session_id)
-        return {
+        result: dict[str, JsonValue] = {
             "tokensBefore": outcome.tokens_before,
             "tokensAfter": outcome.tokens_after,
             "replaced": [outcome.start, outcome.end],
         }
+        if queued:
+            result["queued"] = True
+        return result
+
+    async def _at_step(
+        self, compaction: Compactor, record: SessionRecord, agent: Agent
+    ) -> CompactionOutcome | None:
+        """The outcome of a compaction at the running turn's next step boundary, or None
+        when the agent went idle first (the request is withdrawn). The session shows
+        ``compaction_update{state: queued}``: the request is registered before this task
+        next yields, so before the client can act on the update.
+        Raises CompactionError like ``Compactor.compact_at_next_step``."""
+        outcome: CompactionOutcome | None = None
+        failure: CompactionError | None = None
+        async with anyio.create_task_group() as group:
+
+            async def idle() -> None:
+                await agent.when_idle()
+                group.cancel_scope.cancel()
+
+            group.start_soon(idle)
+            self._queued(record)
+            try:
+                outcome = await compaction.compact_at_next_step(agent)
+            except CompactionError as exc:  # raised below, not as an exception group
+                failure = exc
+            group.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        return outcome
+
+    def _queued(self, record: SessionRecord) -> None:
+        update: JsonObject = {"kind": "compaction_update", "state": "queued"}
+        if record.gated and record.held:
+            record.held.append(HeldUpdates(record.held[-1].seq, False, [update]))
+        else:
+            self._sink.send(record.session_id, update)
 
     async def list_sessions(self) -> list[JsonValue]:
         """Every stored and open session, most recently updated first: an open session by

@@ -30,11 +30,21 @@ class Rig:
     editor: ScriptedEditor
     session: Session
 
-    async def call(self, name: str, arguments: JsonValue) -> ToolResult:
+    async def call(
+        self, name: str, arguments: JsonValue, session: Session | None = None
+    ) -> ToolResult:
         execution = ToolExecution(
-            call_id=CallId(f"c{next(_ids)}"), name=name, arguments=arguments, session=self.session
+            call_id=CallId(f"c{next(_ids)}"),
+            name=name,
+            arguments=arguments,
+            session=self.session if session is None else session,
         )
         return (await self.registry.execute(execution)).result
+
+    def other_session(self) -> Session:
+        """A second session on the same connection, in the same workspace."""
+        header = self.session.header
+        return Session(SessionHeader(id=SessionId(f"s{next(_ids)}"), created_at=0, cwd=header.cwd))
 
 
 @asynccontextmanager
@@ -131,3 +141,29 @@ async def test_a_file_a_formatter_rewrites_must_be_read_again(tmp_path: Path) ->
         )
         assert not fixed.is_error
         assert "return 42" in r.editor.text(uri_of(tmp_path / "calc.py"))
+
+
+async def test_a_command_saves_its_own_sessions_edits_never_another_sessions(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    (tmp_path / "other.py").write_text("VALUE = 1\n", encoding="utf-8")
+    async with rig(tmp_path) as r:
+        calc = r.editor.open(tmp_path / "calc.py")
+        other = r.editor.open(tmp_path / "other.py")
+        second = r.other_session()
+        await r.call("read", {"file_path": "calc.py"})
+        await r.call("edit", {"file_path": "calc.py", "old_string": "41", "new_string": "42"})
+        await r.call("read", {"file_path": "other.py"}, second)
+        edit = {"file_path": "other.py", "old_string": "1", "new_string": "2"}
+        await r.call("edit", edit, second)
+        show = {"command": "cat other.py calc.py", "description": "Show"}
+        seen = await r.call("bash", show, second)
+        assert r.editor.save_requests == [[other]], "the second session saved its own edit"
+        assert "VALUE = 2" in text(seen)
+        assert "return 41" in text(seen), "the first session's edit stays unsaved"
+        assert "Not saved" not in text(seen), "nothing of the second session's is left"
+        assert "return 41" in (tmp_path / "calc.py").read_text()
+        passing = await r.call("bash", pytest_call())
+        assert "1 passed" in text(passing)
+        assert r.editor.save_requests == [[other], [calc]]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
+import anyio
 import pytest
 
-from dsh_lsp.testing import completion, wire_usage
-from tests.server.support import DshClient, Rig
+from dsh_lsp.testing import ToolCallSpec, completion, wire_usage
+from tests.server.support import DshClient, Json, Rig, stalled
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -35,3 +38,90 @@ async def test_compact_now_shows_the_compaction_and_the_meter(rig: Rig, client: 
     assert not any(
         "CHECKPOINT" in str(u.get("content")) for u in updates if u["kind"] == "user_message"
     )
+
+
+def bash(call_id: str, command: str) -> ToolCallSpec:
+    arguments = json.dumps({"command": command, "description": "run it"})
+    return ToolCallSpec(id=call_id, name="bash", arguments=arguments)
+
+
+async def test_compact_during_a_prompt_runs_at_the_next_step_boundary(
+    rig: Rig, client: DshClient
+) -> None:
+    usage = wire_usage(prompt=5000, completion=100)
+    rig.model.enqueue(
+        completion(text="first " * 200, usage=usage),
+        completion(tool_calls=[bash("q1", "echo between-steps")], usage=usage),
+        completion(text="CHECKPOINT: compacted between two steps"),
+        completion(text="after the compaction"),
+    )
+    session = await client.new_session()
+    assert (await client.prompt(session, "one"))["stopReason"] == "end_turn"
+    release = anyio.Event()
+
+    async def answer(params: Json) -> Json:
+        await release.wait()
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    client.answer_permission = answer
+    start = len(rig.model.requests())
+    async with client.prompting(session, "two") as prompted:
+        await client.until(lambda: len(client.permission_requests) >= 1)
+        compacted: dict[str, Json] = {}
+
+        async def compact() -> None:
+            compacted.update(await client.request("dsh/session/compact", {"sessionId": session}))
+            client.touched()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(compact)
+            await client.until(lambda: "queued" in compaction_states(client, session))
+            assert compacted == {}, "the step in flight is not compacted under it"
+            release.set()
+    assert prompted["result"]["stopReason"] == "end_turn"
+    assert compacted["queued"] is True
+    assert compacted["tokensAfter"] < compacted["tokensBefore"]
+    assert compaction_states(client, session) == ["queued", "started", "completed"]
+    _, summary, next_step = rig.model.requests()[start:]
+    assert "You are compacting the history" in json.dumps(summary)
+    assert "first first" in json.dumps(summary), "the earlier turn is summarized"
+    users = [m for m in next_step["messages"] if m["role"] == "user"]
+    assert "CHECKPOINT: compacted between two steps" in str(users[0]["content"])
+    assert "first first" not in json.dumps(next_step), "the summarized turn is gone"
+    assert "between-steps" in json.dumps(next_step), "the step's call and result are kept"
+
+
+async def test_compact_during_a_turn_that_ends_without_another_step_runs_after_it(
+    rig: Rig, client: DshClient
+) -> None:
+    usage = wire_usage(prompt=5000, completion=100)
+    rig.model.enqueue(
+        completion(text="first " * 200, usage=usage),
+        stalled("streaming"),
+        completion(text="CHECKPOINT: compacted after the turn"),
+    )
+    session = await client.new_session()
+    assert (await client.prompt(session, "one"))["stopReason"] == "end_turn"
+    start = len(rig.model.requests())
+    async with client.prompting(session, "two") as prompted:
+        await client.until(lambda: "streaming" in client.text(session))
+        compacted: dict[str, Json] = {}
+
+        async def compact() -> None:
+            compacted.update(await client.request("dsh/session/compact", {"sessionId": session}))
+            client.touched()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(compact)
+            await client.until(lambda: "queued" in compaction_states(client, session))
+            await client.request("dsh/cancel", {"sessionId": session})
+    assert prompted["result"]["stopReason"] == "cancelled"
+    assert compacted["queued"] is True
+    assert compacted["tokensAfter"] < compacted["tokensBefore"]
+    assert compaction_states(client, session) == ["queued", "started", "completed"]
+    _, summary = rig.model.requests()[start:]
+    assert "You are compacting the history" in json.dumps(summary)
+
+
+def compaction_states(client: DshClient, session: str) -> list[str]:
+    return [u["state"] for u in client.updates[session] if u["kind"] == "compaction_update"]
