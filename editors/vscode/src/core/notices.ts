@@ -15,9 +15,11 @@ const REASONS: Record<string, string> = {
   overflow: 'the model refused a too-long request',
 };
 
-/** The compaction row's text: running, the tokens before → after, or why it failed. */
+/** The compaction row's text: queued, running, the tokens before → after, or why it failed. */
 export function compactionText(c: Compaction): string {
   switch (c.state) {
+    case 'queued':
+      return 'Compaction queued: it runs when the current step ends';
     case 'started': {
       const size = c.tokensBefore === undefined ? '' : ` (~${tokens(c.tokensBefore)} tokens)`;
       const why = c.reason === undefined ? '' : ` — ${REASONS[c.reason] ?? c.reason}`;

@@ -46,7 +46,7 @@ export const PERMISSION_KINDS = ['allow_once', 'allow_always', 'reject_once', 'r
 export type PermissionKind = (typeof PERMISSION_KINDS)[number];
 
 export const SESSION_STATES = ['running', 'idle', 'requires_action'] as const;
-export const COMPACTION_STATES = ['started', 'completed', 'failed'] as const;
+export const COMPACTION_STATES = ['queued', 'started', 'completed', 'failed'] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
 export interface Usage {

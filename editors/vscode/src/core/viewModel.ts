@@ -235,10 +235,13 @@ function applyUpdate(state: ChatState, update: SessionUpdate): Reduced {
     }
     case 'compaction_update': {
       const { kind: _kind, ...compaction } = update;
-      // "completed"/"failed" settle the row its "started" opened
+      // "started" moves a "queued" row on; "completed"/"failed" settle the row "queued" or
+      // "started" opened
       const at = lastIndexOf(state.items, 'compaction');
       const open = state.items[at];
-      if (compaction.state !== 'started' && open !== undefined && open.type === 'compaction' && open.compaction.state === 'started') {
+      const settles =
+        compaction.state === 'started' ? ['queued'] : compaction.state === 'queued' ? [] : ['queued', 'started'];
+      if (open !== undefined && open.type === 'compaction' && settles.includes(open.compaction.state)) {
         const merged: Compaction = { ...open.compaction, ...compaction };
         if (compaction.state === 'failed') delete merged.tokensAfter;
         return replaceAt(state, at, { ...open, compaction: merged });

@@ -116,3 +116,16 @@ test('a shell question offers its prefix; the edited prefix reaches the server a
   assert.equal(card.answeredPrefix, 'npm');
   assert.equal(card.status, 'selected');
 });
+
+test('a queued compaction (dsh/session/compact during a turn) is the row its start and end settle', () => {
+  const queued = reduceAll(EMPTY_STATE, [up({ kind: 'compaction_update', state: 'queued' })]).state;
+  const first = queued.items[0];
+  assert.ok(first?.type === 'compaction');
+  assert.equal(compactionText(first.compaction), 'Compaction queued: it runs when the current step ends');
+  const { state } = reduceAll(queued, [
+    up({ kind: 'compaction_update', state: 'started', reason: 'request', tokensBefore: 5000 }),
+    up({ kind: 'compaction_update', state: 'completed', tokensBefore: 5000, tokensAfter: 1000 }),
+  ]);
+  const rows = state.items.flatMap((item) => (item.type === 'compaction' ? [compactionText(item.compaction)] : []));
+  assert.deepEqual(rows, ['Compacted the conversation: ~5.0k → ~1.0k tokens']);
+});
