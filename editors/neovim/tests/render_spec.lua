@@ -233,6 +233,31 @@ H.case('replay renders user messages and plans', function()
   })
 end)
 
+H.case('compaction and instructions notices render', function()
+  local buf = H.scratch()
+  local r = render.new(buf)
+  feed(r, {
+    { kind = 'state_update', state = 'running' },
+    { kind = 'user_message', content = { { type = 'text', text = 'go' } } },
+    { kind = 'instructions_update', sources = { 'AGENTS.md' } },
+    { kind = 'compaction_update', state = 'queued' },
+    { kind = 'compaction_update', state = 'started', reason = 'request', tokensBefore = 5000 },
+    { kind = 'compaction_update', state = 'completed', tokensBefore = 5000, tokensAfter = 1000 },
+    { kind = 'compaction_update', state = 'failed', message = 'the summary was cut off' },
+    { kind = 'agent_message_chunk', text = 'ok' },
+  })
+  local text = table.concat(transcript(buf, r), '\n')
+  for _, want in ipairs({
+    'following AGENTS.md',
+    'compaction queued: it runs when the current step ends',
+    'compacting the conversation',
+    'conversation compacted: ~5',
+    'compaction failed: the summary was cut off',
+  }) do
+    H.eq('has ' .. want, text:find(want, 1, true) ~= nil, true)
+  end
+end)
+
 H.case('typing in the input area survives streaming', function()
   local buf = H.scratch()
   local r = render.new(buf)

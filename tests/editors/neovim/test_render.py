@@ -15,6 +15,7 @@ CASES = [
     "reasoning folds closed in a chat window",
     "cancelled and error footers, no double footer",
     "replay renders user messages and plans",
+    "compaction and instructions notices render",
     "typing in the input area survives streaming",
     "late updates of a cancelled turn stay out of the next turn",
 ]

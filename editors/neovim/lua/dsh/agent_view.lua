@@ -51,7 +51,9 @@ end
 ---@return string?
 function M.notice_text(u)
   if u.kind == 'compaction_update' then
-    if u.state == 'started' then
+    if u.state == 'queued' then
+      return '⋯ compaction queued: it runs when the current step ends'
+    elseif u.state == 'started' then
       return '⋯ compacting the conversation'
     elseif u.state == 'completed' then
       return string.format(
