@@ -12,18 +12,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dsh_lsp.fs_tools import TextHunk
 from dsh_lsp.kernel import WaterfallEvent
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EditorEdit:
-    """One edit of an open document: its URI, and the whole text before and after it (in
-    the document's own line endings)."""
+    """One edit of an open document: its URI, the whole text before and after it (in the
+    document's own line endings), and the replacements of ``before`` that make ``after``
+    (the edit's one diff)."""
 
     uri: str
     display_path: str
     before: str
     after: str
+    hunks: tuple[TextHunk, ...]
 
 
 EDITOR_EDIT: WaterfallEvent[EditorEdit, str] = WaterfallEvent("editor/edit")

@@ -268,7 +268,11 @@ class EditorFileSystem:
             return token if token is not None else documents.current_token(document)
 
         edit = EditorEdit(
-            uri=document.uri, display_path=target.display_path, before=base, after=expected
+            uri=document.uri,
+            display_path=target.display_path,
+            before=base,
+            after=expected,
+            hunks=tuple(hunks),
         )
         return await self._around(edit, send)
 

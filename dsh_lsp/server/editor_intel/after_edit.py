@@ -21,7 +21,6 @@ editor reloads it), and reported the same way.
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from collections import Counter
@@ -32,8 +31,8 @@ from typing import Final
 
 import anyio
 
-from dsh_lsp.fs_tools import diff_texts
-from dsh_lsp.server.buffers import OpenDocuments
+from dsh_lsp.fs_tools import TextHunk, diff_texts
+from dsh_lsp.server.buffers import OpenDocuments, positions_at
 
 from .answers import DocumentProblems, EditorAnswerError, EditorNoAnswerError, Problem
 from .client import EditorIntel
@@ -51,7 +50,6 @@ MAX_COMMAND_FILES: Final = 5
 """Open files a command changed that are checked."""
 
 _TOKEN: Final = re.compile(r"buffer:(\d+):(\d+)")
-_BREAK: Final = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +62,8 @@ class WrittenEdit:
     after: str
     token: str
     earlier: DocumentProblems | None
+    hunks: tuple[TextHunk, ...] | None = None
+    """The edit's replacements of ``before`` (None: diff the texts)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -99,26 +99,32 @@ def version_of(token: str, documents: OpenDocuments, uri: str) -> int | None:
     return int(match.group(2))
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0, *(m.end() for m in _BREAK.finditer(text))]
+def _lines_at(text: str, offsets: Sequence[int]) -> list[int]:
+    """The zero-based lines of ascending ``offsets`` into ``text`` (one pass of counts)."""
+    return [spot.line for spot in positions_at(text, offsets, "utf-32")]
 
 
-def changed_lines(before: str, after: str) -> tuple[frozenset[int], frozenset[int]]:
-    """The zero-based lines an edit changed: in the old text, and in the new text."""
-    old_starts, new_starts = _line_starts(before), _line_starts(after)
+def changed_lines(
+    before: str, after: str, hunks: Sequence[TextHunk] | None = None
+) -> tuple[frozenset[int], frozenset[int]]:
+    """The zero-based lines an edit changed: in the old text, and in the new text.
+    ``hunks`` are the edit's replacements of ``before`` (diffed here when not given)."""
+    if hunks is None:
+        hunks = diff_texts(before, after).text_hunks
+    old_offsets: list[int] = []
+    new_offsets: list[int] = []
+    shift = 0
+    for hunk in hunks:
+        old_offsets += [hunk.start, max(hunk.end - 1, hunk.start)]
+        start = hunk.start + shift
+        new_offsets += [start, max(start + len(hunk.new_text) - 1, start)]
+        shift += len(hunk.new_text) - (hunk.end - hunk.start)
+    old_lines, new_lines = _lines_at(before, old_offsets), _lines_at(after, new_offsets)
     old: set[int] = set()
     new: set[int] = set()
-    shift = 0
-    for hunk in diff_texts(before, after).text_hunks:
-        first = bisect.bisect_right(old_starts, hunk.start) - 1
-        last = bisect.bisect_right(old_starts, max(hunk.end - 1, hunk.start)) - 1
-        old.update(range(first, last + 1))
-        start = hunk.start + shift
-        end = start + len(hunk.new_text)
-        first = bisect.bisect_right(new_starts, start) - 1
-        last = bisect.bisect_right(new_starts, max(end - 1, start)) - 1
-        new.update(range(first, last + 1))
-        shift += len(hunk.new_text) - (hunk.end - hunk.start)
+    for index in range(0, len(old_lines), 2):
+        old.update(range(old_lines[index], old_lines[index + 1] + 1))
+        new.update(range(new_lines[index], new_lines[index + 1] + 1))
     return frozenset(old), frozenset(new)
 
 
@@ -207,7 +213,7 @@ class AfterEdit:
                 f"{label}The editor's language servers had not reported on this version of "
                 f"{shown} yet ({waited}); use `diagnostics` later to see its problems."
             )
-        old_lines, new_lines = changed_lines(edit.before, edit.after)
+        old_lines, new_lines = changed_lines(edit.before, edit.after, edit.hunks)
         found = new_problems(edit.earlier, now, old_lines, new_lines)
         partial = (
             "" if now.complete else " (Not every language server had reported on this version yet.)"

@@ -120,6 +120,7 @@ class EditorIntelPlugin(Plugin[None]):
                 after=edit.after,
                 token=token,
                 earlier=next((p for p in earlier if p.uri == edit.uri), None),
+                hunks=edit.hunks,
             )
         )
         return token
