@@ -21,6 +21,7 @@ editor reloads it), and reported the same way.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections import Counter
@@ -39,6 +40,8 @@ from .client import EditorIntel
 from .lines import shown_path, uri_path
 from .symbols_on_line import lsp_lines
 from .tools import problem_row
+
+_log = logging.getLogger(__name__)
 
 GRACE_SECONDS: Final = 0.25
 """How much longer than ``timeoutMs`` the server waits for the client's answer."""
@@ -181,9 +184,13 @@ class AfterEdit:
             return await self._intel.diagnostics(uri, seconds=BEFORE_SECONDS)
         except (EditorNoAnswerError, EditorAnswerError):
             return ()
+        except Exception:  # the edit goes ahead whatever the connection does
+            _log.exception("the problems before an edit could not be asked for")
+            return ()
 
     async def report(self, edit: WrittenEdit, cwd: str | None, *, label: str = "") -> str:
-        """The text an edit's result gains (see the module docstring). Never raises."""
+        """The text an edit's result gains (see the module docstring). Raises only what
+        the channel raises unexpectedly (no answer and bad answers become sentences)."""
         shown = shown_path(uri_path(edit.uri), cwd)
         version = version_of(edit.token, self._documents, edit.uri)
         timeout_ms = self._timeout_ms()

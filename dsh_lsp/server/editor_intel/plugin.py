@@ -10,6 +10,7 @@ commands that changed open files (``after_edit``), as long as
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -37,6 +38,8 @@ from .after_edit import CURRENT_CALL, AfterEdit, CallRecord, WrittenEdit
 from .capabilities import EditorMethod
 from .client import EditorIntel
 from .tools import TOOL_FACTORIES, IntelDeps
+
+_log = logging.getLogger(__name__)
 
 SECTIONS: dict[EditorMethod, str] = {
     "diagnostics": "Problems: after each of your edits the result lists the new errors and "

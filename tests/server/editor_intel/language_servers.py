@@ -41,7 +41,9 @@ class LanguageServers:
     answers: dict[str, Json] = field(default_factory=dict)
     asked: list[tuple[str, Json]] = field(default_factory=list)
     withheld: list[str] = field(default_factory=list)
-    """Methods asked while ``mode`` was ``silent`` (their requests were withdrawn)."""
+    """Methods asked while ``mode`` was ``silent``."""
+    withdrawn: list[str] = field(default_factory=list)
+    """Methods whose request the server withdrew (``$/cancelRequest``) while unanswered."""
 
     def lint(self, uri: str) -> list[Json]:
         """The diagnostics of the buffer at ``uri`` now."""
@@ -71,7 +73,12 @@ class LanguageServers:
         self.client.touched()
         if self.mode == "silent":
             self.withheld.append(method)
-            await anyio.sleep_forever()
+            try:
+                await anyio.sleep_forever()
+            except anyio.get_cancelled_exc_class():
+                self.withdrawn.append(method)
+                self.client.touched()
+                raise
         if self.mode == "malformed":
             return {"items": "nope"} if method == "diagnostics" else {"locations": [{"x": 1}]}
         if method != "diagnostics":

@@ -64,7 +64,7 @@ def servers(rig: Rig) -> Iterator[LanguageServers]:
     """The client's language servers, answering fresh diagnostics unless a test says not."""
     found = rig.extra["servers"]
     assert isinstance(found, LanguageServers)
-    found.mode, found.answers, found.asked = "fresh", {}, []
+    found.mode, found.answers, found.asked, found.withdrawn = "fresh", {}, [], []
     yield found
     found.mode = "fresh"
 
@@ -189,7 +189,10 @@ async def test_a_client_that_never_answers_does_not_hold_the_turn(
     edit_result, definition_result = _tool_results(rig)[-2:]
     assert "had not reported on this version of quiet.py yet" in edit_result
     assert definition_result.startswith("The editor did not answer")
-    assert "definition" in servers.withheld
+    # Every request given up on is withdrawn: the one before the edit, the one for its
+    # version, and the definition.
+    await client.until(lambda: len(servers.withdrawn) == 3)
+    assert sorted(servers.withdrawn) == ["definition", "diagnostics", "diagnostics"]
 
 
 async def test_a_malformed_answer_is_a_clear_tool_error_and_the_server_goes_on(
