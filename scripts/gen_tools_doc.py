@@ -105,6 +105,14 @@ async def collect() -> RegistrySnapshot:
 def render(snapshot: RegistrySnapshot) -> str:
     """The Markdown page for ``snapshot``."""
     out = ["# Tools", "", BANNER, ""]
+    lent = [f"`{s.name}`" for s in snapshot.schemas if s.name in METHODS]
+    if lent:
+        out += [
+            f"{', '.join(lent)}: offered only when the editor lends the matching "
+            "`dsh/editor/*` request (`capabilities.experimental.dsh.editor`, see "
+            "`docs/protocol.md`); the model never sees them otherwise.",
+            "",
+        ]
     out += ["| Tool | Read-only | What it does |", "|---|---|---|"]
     for schema in snapshot.schemas:
         flag = "yes" if schema.name in snapshot.read_only else "no"
