@@ -21,7 +21,7 @@ from pygls.uris import from_fs_path
 
 from dsh_lsp.fs_tools import FileSystem
 from dsh_lsp.llm import JsonObject, JsonValue, TextBlock
-from dsh_lsp.server.buffers import OpenDocuments
+from dsh_lsp.server.buffers import OpenDocuments, PositionEncoding
 from dsh_lsp.tools import (
     Prop,
     ToolArgsError,
@@ -157,12 +157,13 @@ async def _render_places(
 
 
 def problem_row(
-    problem: Problem, shown: str, line_text: str | None, encoding: str = "utf-16"
+    problem: Problem, shown: str, line_text: str | None, encoding: PositionEncoding
 ) -> str:
-    """``path:line:col: severity: message [source code]`` and the line's text below it."""
+    """``path:line:col: severity: message [source code]`` (the column in characters, 1-based)
+    and the line's text below it."""
     column = problem.start.character + 1
-    if line_text is not None and encoding in ("utf-8", "utf-16", "utf-32"):
-        column = display_column(line_text, problem.start.character, encoding)  # type: ignore[arg-type]
+    if line_text is not None:
+        column = display_column(line_text, problem.start.character, encoding)
     tag = " ".join(part for part in (problem.source, problem.code) if part)
     message = problem.message.strip().replace("\n", " ")
     row = f"{shown}:{problem.start.line + 1}:{column}: "

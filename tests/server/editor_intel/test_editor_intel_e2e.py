@@ -354,3 +354,19 @@ async def test_a_changed_file_the_editor_does_not_reload_is_said_so(
     await _run(rig, client, _rewrite("keep.py", "x = 2\n"))
     result = _tool_results(rig)[-1]
     assert "keep.py, which the command changed: the editor has not shown the new text yet" in result
+
+
+async def test_the_diagnostics_tool_lists_problems_with_their_lines_and_locations(
+    rig: Rig, client: DshClient, servers: LanguageServers
+) -> None:
+    _write(rig, client, "one.py", "a = 1\nb = bogus\n")
+    _write(rig, client, "two.py", 'ü = "\U0001f600"; bogus()\n')
+    session = await _run(rig, client, _call("diagnostics", "g1"))
+    rows = _tool_results(rig)[-1].splitlines()
+    assert "one.py:2:5: error: Undefined name `bogus` [Ruff F821]" in rows
+    assert "two.py:1:10: error: Undefined name `bogus` [Ruff F821]" in rows  # characters
+    assert '    ü = "\U0001f600"; bogus()' in rows
+    cards = [c for c in client.tool_calls(session) if c["toolCallId"] == "g1"]
+    locations = cards[-1]["locations"]
+    assert {"path": str(rig.workspace / "one.py"), "line": 2} in locations
+    assert {"path": str(rig.workspace / "two.py"), "line": 1} in locations
