@@ -61,13 +61,14 @@ def stalled(text: str = "working on it") -> StreamResponse:
 
 
 def capabilities(
-    spec: str, *, rich: bool = True, save_documents: bool = False
+    spec: str, *, rich: bool = True, save_documents: bool = False, experimental: Json = None
 ) -> types.ClientCapabilities:
     """The bundled capabilities of ``spec``, opted into the dsh protocol when ``rich``
-    (answering ``dsh/saveDocuments`` too with ``save_documents``, as the dsh plugins do)."""
+    (answering ``dsh/saveDocuments`` too with ``save_documents``, as the dsh plugins do;
+    ``experimental``, when given, replaces the whole ``experimental`` capability)."""
     caps = pytest_lsp.client_capabilities(spec)
     dsh = {**RICH["dsh"], "saveDocuments": True} if save_documents else RICH["dsh"]
-    caps.experimental = {"dsh": dsh} if rich else None
+    caps.experimental = experimental if experimental is not None else {"dsh": dsh} if rich else None
     return caps
 
 
@@ -322,15 +323,19 @@ async def running_server(
     env: Mapping[str, str] | None = None,
     shutdown: bool = True,
     save_documents: bool = False,
+    experimental: Json = None,
+    client: DshClient | None = None,
 ) -> AsyncIterator[Rig]:
     """Start a server, initialize it (workspace folder ``root/workspace``, sessions in
     ``root/sessions`` unless ``init_options`` says otherwise; the client answers
-    ``dsh/saveDocuments`` with ``save_documents``), yield, then shut it down."""
+    ``dsh/saveDocuments`` with ``save_documents``), yield, then shut it down.
+    ``experimental`` replaces the client's ``experimental`` capability; ``client`` is a
+    client from ``make_client`` with more handlers registered."""
     workspace = root / "workspace"
     sessions = root / "sessions"
     workspace.mkdir(parents=True, exist_ok=True)
     options = {"sessionDir": str(sessions)} if init_options is None else init_options
-    client = make_client()
+    client = client if client is not None else make_client()
     if configuration is not None:
         client.set_configuration(configuration, section="dsh")
     base_env = server_env(model.base_url, root / "state")
@@ -341,7 +346,9 @@ async def running_server(
     try:
         rig.extra["initialize"] = result = await client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities(spec, rich=rich, save_documents=save_documents),
+                capabilities=capabilities(
+                    spec, rich=rich, save_documents=save_documents, experimental=experimental
+                ),
                 client_info=types.ClientInfo(name=client_name(spec)),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=str(from_fs_path(str(workspace))), name="ws")
