@@ -128,11 +128,19 @@ H.case('setup validates options', function()
     sessionDir = '/tmp/s',
   })
   H.eq('workspace/configuration section', config.settings.dsh, config.init_options)
-  H.eq(
-    'experimental.dsh capability',
-    config.capabilities.experimental.dsh,
-    { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true }
-  )
+  H.eq('experimental.dsh capability', config.capabilities.experimental.dsh, {
+    version = 1,
+    sessionUpdates = true,
+    permissions = true,
+    saveDocuments = true,
+    editor = {
+      diagnostics = true,
+      definition = true,
+      references = true,
+      symbols = true,
+      hover = true,
+    },
+  })
   H.eq(
     'documentChanges capability',
     config.capabilities.workspace.workspaceEdit.documentChanges,
@@ -162,11 +170,19 @@ H.case('vim.lsp.enable starts the server with the dsh capabilities', function()
     client and vim.lsp.buf_is_attached(bufnr, client.id)
   )
   local caps = srv.init_params.capabilities
-  H.eq(
-    'experimental.dsh sent',
-    caps.experimental.dsh,
-    { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true }
-  )
+  H.eq('experimental.dsh sent', caps.experimental.dsh, {
+    version = 1,
+    sessionUpdates = true,
+    permissions = true,
+    saveDocuments = true,
+    editor = {
+      diagnostics = true,
+      definition = true,
+      references = true,
+      symbols = true,
+      hover = true,
+    },
+  })
   H.eq(
     'saveAfterTurn sent (default off)',
     srv.init_params.initializationOptions.edits,
