@@ -75,21 +75,26 @@ end
 
 --- Lines of documents, read once per answer: the buffer's when loaded, else the file's.
 ---@class dsh.editor.Lines
+---@field bufs table<string, integer|false>
 ---@field files table<string, string[]|false>
 local Lines = {}
 Lines.__index = Lines
 
 ---@return dsh.editor.Lines
 local function new_lines()
-  return setmetatable({ files = {} }, Lines)
+  return setmetatable({ bufs = {}, files = {} }, Lines)
 end
 
 ---@param uri string
 ---@param line integer 0-based
 ---@return string?
 function Lines:get(uri, line)
-  local bufnr = loaded_buffer(uri)
-  if bufnr then
+  local bufnr = self.bufs[uri]
+  if bufnr == nil then
+    bufnr = loaded_buffer(uri) or false
+    self.bufs[uri] = bufnr
+  end
+  if bufnr and api.nvim_buf_is_loaded(bufnr) then
     return api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1]
   end
   local lines = self.files[uri]
