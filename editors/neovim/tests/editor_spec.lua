@@ -242,4 +242,85 @@ H.case('definition, references, hover and symbols across files in UTF-16', funct
   H.eq('dsh itself never asked: workspace/symbol', #srv:messages('workspace/symbol'), 0)
 end)
 
+H.case('a push server without versions: its diagnostics describe the version last sent', function()
+  local root = project()
+  require('dsh').setup({ root_markers = { '.git' } })
+  local srv = F.new({}, { capabilities = { positionEncoding = 'utf-16' } })
+  vim.lsp.config('dsh', { cmd = srv.cmd })
+  vim.cmd.edit(vim.fn.fnameescape(root .. '/a.py'))
+  local buf = api.nvim_get_current_buf()
+  local other = F.new({}, { other = true, capabilities = { positionEncoding = 'utf-32' } })
+  vim.lsp.start({ name = 'pusher', cmd = other.cmd, root_dir = root }, { bufnr = buf })
+  local dsh, pusher
+  H.wait('both clients', 5000, function()
+    dsh = vim.lsp.get_clients({ name = 'dsh', bufnr = buf })[1]
+    pusher = vim.lsp.get_clients({ name = 'pusher', bufnr = buf })[1]
+    return dsh and dsh.initialized and pusher and pusher.initialized or false
+  end)
+  local doc = vim.uri_from_bufnr(buf)
+  local function publish(message)
+    -- `helper` on line 3, after "é😀": UTF-32 11..17 (UTF-16 12..18)
+    local range = { start = { line = 2, character = 11 }, ['end'] = { line = 2, character = 17 } }
+    other:notify('textDocument/publishDiagnostics', {
+      uri = doc,
+      diagnostics = { { range = range, severity = 2, source = 'pusher', message = message } },
+    })
+  end
+  local function sent_to_pusher()
+    local changes = other:messages('textDocument/didChange')
+    return #changes > 0 and changes[#changes].params.textDocument.version
+      or other:messages('textDocument/didOpen')[1].params.textDocument.version
+  end
+  local v1 = vim.lsp.util.buf_versions[buf]
+  publish('about v1')
+  local r1 = ask(srv, 'dsh/editor/diagnostics', { uri = doc, version = v1, timeoutMs = 5000 })
+  local it1 = r1.items and r1.items[1] or {}
+  H.eq('labelled with the version last sent', { it1.version, it1.complete }, { v1, true })
+  H.eq('its range in UTF-16', it1.diagnostics and it1.diagnostics[1].range, {
+    start = { line = 2, character = 12 },
+    ['end'] = { line = 2, character = 18 },
+  })
+
+  api.nvim_buf_set_lines(buf, 0, 1, false, { 'from b import helper  # edited' })
+  local v2 = flush(dsh, buf)
+  local stale = ask(srv, 'dsh/editor/diagnostics', { uri = doc, version = v2, timeoutMs = 0 })
+  local st = stale.items and stale.items[1] or {}
+  H.eq('the pusher got v2 at once', sent_to_pusher(), v2)
+  H.eq('its old report is not passed off as v2', { st.version, st.complete }, { v1, false })
+
+  local started = vim.uv.now()
+  vim.defer_fn(function()
+    publish('about v2')
+  end, 200)
+  local r2 = ask(srv, 'dsh/editor/diagnostics', { uri = doc, version = v2, timeoutMs = 5000 })
+  local it2 = r2.items and r2.items[1] or {}
+  H.eq('answered once it reported on v2', { it2.version, it2.complete }, { v2, true })
+  H.eq('with that report', it2.diagnostics and it2.diagnostics[1].message, 'about v2')
+  H.check('not at the timeout', vim.uv.now() - started < 4000, vim.uv.now() - started)
+
+  api.nvim_buf_set_lines(buf, 1, 2, false, { '# v3' })
+  local v3 = flush(dsh, buf)
+  started = vim.uv.now()
+  local r3 = ask(srv, 'dsh/editor/diagnostics', { uri = doc, version = v3, timeoutMs = 300 })
+  local it3 = r3.items and r3.items[1] or {}
+  H.eq('no report on v3 by the timeout', { it3.version, it3.complete }, { v2, false })
+  H.check('answered at the timeout', vim.uv.now() - started >= 300, vim.uv.now() - started)
+  H.eq(
+    'a plain-text buffer with no server: nothing to report, for that version',
+    (function()
+      vim.cmd.edit(vim.fn.fnameescape(root .. '/notes.txt'))
+      local txt = api.nvim_get_current_buf()
+      local v = flush(dsh, txt)
+      local r = ask(
+        srv,
+        'dsh/editor/diagnostics',
+        { uri = vim.uri_from_bufnr(txt), version = v, timeoutMs = 5000 }
+      )
+      local it = r.items and r.items[1] or {}
+      return { it.version == v, it.complete, it.diagnostics }
+    end)(),
+    { true, true, {} }
+  )
+end)
+
 H.run()

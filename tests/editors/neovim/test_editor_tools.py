@@ -24,6 +24,7 @@ CASES = [
     "diagnostics of the version just written; none after the fix; a stale one never",
     "diagnostics of a document not loaded, and of the workspace",
     "definition, references, hover and symbols across files in UTF-16",
+    "a push server without versions: its diagnostics describe the version last sent",
 ]
 
 
