@@ -634,7 +634,24 @@ local function refresh(bufnr, version, dsh_id)
   for _, rep in ipairs(reporters(bufnr, dsh_id)) do
     local r = report_of(bufnr, rep.client.id, rep.pull)
     if rep.pull and not (r and r.version and r.version >= version) then
-      rep.client:request(PULL, { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, nil, bufnr)
+      local client = rep.client
+      client:request(
+        PULL,
+        { textDocument = { uri = vim.uri_from_bufnr(bufnr) } },
+        function(err, result, ctx)
+          -- A failed or cancelled pull (Neovim cancels pending pulls when it refreshes itself)
+          -- is dropped quietly: the stock handler would show the error as a message.
+          if err then
+            return
+          end
+          local handler = client.handlers[PULL] or vim.lsp.handlers[PULL]
+          handler(err, result, ctx)
+          if not wrapped[handler] then
+            on_pull(err, result, ctx)
+          end
+        end,
+        bufnr
+      )
     end
   end
 end
