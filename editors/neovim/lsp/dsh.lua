@@ -7,7 +7,28 @@
 --- The capabilities turn on the rich `dsh/*` protocol and versioned edits; the handlers
 --- route session updates to the chat, permission requests to a question float, wrap
 --- `workspace/applyEdit` so a stale edit is refused instead of silently skipped, and
---- `:write` the buffers `dsh/saveDocuments` lists (`edits.save_after_turn`).
+--- `:write` the buffers `dsh/saveDocuments` lists (`edits.save_after_turn`), and answer the
+--- `dsh/editor/*` requests from the buffer's other language servers (`dsh.editor`).
+
+require('dsh.editor').install()
+
+local handlers = {
+  ['dsh/session/update'] = function(...)
+    return require('dsh.client').on_update(...)
+  end,
+  ['dsh/requestPermission'] = function(...)
+    return require('dsh.permission').handler(...)
+  end,
+  ['workspace/applyEdit'] = function(...)
+    return require('dsh.edits').handler(...)
+  end,
+  ['dsh/saveDocuments'] = function(...)
+    return require('dsh.save').handler(...)
+  end,
+}
+for method, handler in pairs(require('dsh.editor').handlers()) do
+  handlers[method] = handler
+end
 
 ---@type vim.lsp.Config
 return {
@@ -21,7 +42,13 @@ return {
   end,
   capabilities = {
     experimental = {
-      dsh = { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true },
+      dsh = {
+        version = 1,
+        sessionUpdates = true,
+        permissions = true,
+        saveDocuments = true,
+        editor = require('dsh.editor').capabilities,
+      },
     },
     workspace = {
       applyEdit = true,
@@ -30,20 +57,7 @@ return {
   },
   init_options = require('dsh.config').server_settings(),
   settings = { dsh = require('dsh.config').server_settings() },
-  handlers = {
-    ['dsh/session/update'] = function(...)
-      return require('dsh.client').on_update(...)
-    end,
-    ['dsh/requestPermission'] = function(...)
-      return require('dsh.permission').handler(...)
-    end,
-    ['workspace/applyEdit'] = function(...)
-      return require('dsh.edits').handler(...)
-    end,
-    ['dsh/saveDocuments'] = function(...)
-      return require('dsh.save').handler(...)
-    end,
-  },
+  handlers = handlers,
   on_exit = function(code, signal)
     if code ~= 0 then
       require('dsh.client').record_error(

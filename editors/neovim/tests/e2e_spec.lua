@@ -6,7 +6,7 @@ local api = vim.api
 
 local ORIGINAL = { 'alpha', 'beta', 'gamma' }
 
-local function boot(opts)
+local function boot(opts, file)
   require('dsh').setup(vim.tbl_deep_extend('force', {
     cmd = vim.json.decode(vim.env.DSH_SERVER_CMD),
     model = { name = 'scripted', base_url = vim.env.DSH_MODEL_URL },
@@ -14,7 +14,7 @@ local function boot(opts)
     root_markers = { '.git' },
   }, opts or {}))
   vim.cmd.cd(vim.fn.fnameescape(vim.env.DSH_WS))
-  vim.cmd.edit('notes.txt')
+  vim.cmd.edit(file or 'notes.txt')
   local buf = api.nvim_get_current_buf()
   local client
   H.wait('the server to initialize', 20000, function()
@@ -349,6 +349,78 @@ H.case('checkhealth against the real server', function()
   H.check('server key set', text:find('API key variable $DEEPSEEK_API_KEY (set)', 1, true), text)
   H.check('no error', text:find('no server error recorded', 1, true), text)
   H.check('no ERROR lines', not text:find('ERROR', 1, true), text)
+end)
+
+H.case('the agent hears of the error it wrote, of its fix, and finds a definition', function()
+  -- Real language servers beside dsh: ruff (pulled diagnostics) and jedi (definitions).
+  for name, cmd in pairs({ ruff = vim.env.DSH_RUFF_CMD, jedi = vim.env.DSH_JEDI_CMD }) do
+    vim.lsp.config(name, {
+      cmd = vim.json.decode(cmd),
+      filetypes = { 'python' },
+      root_markers = { '.git' },
+    })
+  end
+  vim.lsp.enable({ 'ruff', 'jedi' })
+  local client, buf = boot({}, 'a.py')
+  H.wait('ruff and jedi to attach', 20000, function()
+    for _, name in ipairs({ 'ruff', 'jedi' }) do
+      local c = vim.lsp.get_clients({ name = name, bufnr = buf })[1]
+      if not (c and c.initialized) then
+        return false
+      end
+    end
+    return true
+  end)
+  -- The chat has the screen: a.py stays loaded, in no window.
+  vim.cmd.enew()
+  require('dsh').toggle()
+  local versions = {}
+  local original = client.handlers['workspace/applyEdit']
+  client.handlers['workspace/applyEdit'] = function(err, params, ctx)
+    local result = original(err, params, ctx)
+    versions[#versions + 1] = vim.lsp.util.buf_versions[buf]
+    return result
+  end
+  local answers = {}
+  local answer_diagnostics = client.handlers['dsh/editor/diagnostics']
+  client.handlers['dsh/editor/diagnostics'] = function(err, params, ctx)
+    local started = vim.uv.hrtime()
+    local result, rerr = answer_diagnostics(err, params, ctx) -- yields until it answers
+    answers[#answers + 1] = {
+      version = params.version,
+      ms = (vim.uv.hrtime() - started) / 1e6,
+      answered = result and result.items and result.items[1],
+    }
+    return result, rerr
+  end
+  local turn = ask('Break a.py, fix it, then find helper', { timeout = 40000 })
+  record(turn)
+  H.results.data.versions = versions
+  H.results.data.diagnostics_answers = answers
+  local versioned = vim.tbl_filter(function(a)
+    return a.version ~= nil
+  end, answers)
+  H.eq(
+    'asked for the diagnostics of each version written',
+    vim.tbl_map(function(a)
+      return a.version
+    end, versioned),
+    versions
+  )
+  for _, a in ipairs(versioned) do
+    H.eq(
+      'answered for that version, every server reported',
+      a.answered and { a.answered.version, a.answered.complete },
+      { a.version, true }
+    )
+  end
+  H.eq('turn ended normally', turn.done and turn.done.stopReason, 'end_turn')
+  H.eq('two edits applied', #versions, 2)
+  H.eq('a.py as it started', H.lines(buf), vim.fn.readfile(api.nvim_buf_get_name(buf)))
+  local titles = vim.tbl_map(function(t)
+    return t.status
+  end, tool_lines())
+  H.eq('every tool call completed', titles, { 'completed', 'completed', 'completed', 'completed' })
 end)
 
 H.run()

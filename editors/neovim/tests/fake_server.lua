@@ -1,6 +1,8 @@
 --- An in-process fake dsh server for plugin tests (`vim.lsp.Config.cmd` as a function).
 ---
---- `F.new(handlers)` returns `srv`; `srv.cmd` goes into `vim.lsp.config('dsh', {cmd = …})`.
+--- `F.new(handlers, opts?)` returns `srv` (`opts.capabilities` are merged into the server's
+--- capabilities; `opts.other = true` makes it another language server, not a dsh one);
+--- `srv.cmd` goes into `vim.lsp.config('dsh', {cmd = …})`.
 --- `handlers[method](params, reply, srv)` answers requests (`reply(err, result)`, any time
 --- later) and sees notifications (`reply` is nil). `srv:notify(method, params)` and
 --- `srv:request(method, params, cb)` talk to the client as a server would.
@@ -11,7 +13,8 @@ local Server = {}
 Server.__index = Server
 
 ---@param handlers table<string, fun(params: table, reply?: fun(err: any, result: any), srv: table)>
-function F.new(handlers)
+---@param opts? {capabilities?: table, other?: boolean}
+function F.new(handlers, opts)
   local srv = setmetatable({ handlers = handlers or {}, received = {}, dispatchers = nil }, Server)
   srv.cmd = function(dispatchers)
     srv.dispatchers = dispatchers
@@ -29,10 +32,10 @@ function F.new(handlers)
         if method == 'initialize' then
           srv.init_params = params
           reply(nil, {
-            capabilities = {
+            capabilities = vim.tbl_deep_extend('force', {
               textDocumentSync = { openClose = true, change = 2 },
-              experimental = { dsh = { version = 1 } },
-            },
+              experimental = not (opts and opts.other) and { dsh = { version = 1 } } or nil,
+            }, opts and opts.capabilities or {}),
             serverInfo = { name = 'fake-dsh', version = '0.0' },
           })
         elseif method == 'shutdown' then

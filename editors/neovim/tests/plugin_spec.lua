@@ -128,11 +128,19 @@ H.case('setup validates options', function()
     sessionDir = '/tmp/s',
   })
   H.eq('workspace/configuration section', config.settings.dsh, config.init_options)
-  H.eq(
-    'experimental.dsh capability',
-    config.capabilities.experimental.dsh,
-    { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true }
-  )
+  H.eq('experimental.dsh capability', config.capabilities.experimental.dsh, {
+    version = 1,
+    sessionUpdates = true,
+    permissions = true,
+    saveDocuments = true,
+    editor = {
+      diagnostics = true,
+      definition = true,
+      references = true,
+      symbols = true,
+      hover = true,
+    },
+  })
   H.eq(
     'documentChanges capability',
     config.capabilities.workspace.workspaceEdit.documentChanges,
@@ -162,11 +170,19 @@ H.case('vim.lsp.enable starts the server with the dsh capabilities', function()
     client and vim.lsp.buf_is_attached(bufnr, client.id)
   )
   local caps = srv.init_params.capabilities
-  H.eq(
-    'experimental.dsh sent',
-    caps.experimental.dsh,
-    { version = 1, sessionUpdates = true, permissions = true, saveDocuments = true }
-  )
+  H.eq('experimental.dsh sent', caps.experimental.dsh, {
+    version = 1,
+    sessionUpdates = true,
+    permissions = true,
+    saveDocuments = true,
+    editor = {
+      diagnostics = true,
+      definition = true,
+      references = true,
+      symbols = true,
+      hover = true,
+    },
+  })
   H.eq(
     'saveAfterTurn sent (default off)',
     srv.init_params.initializationOptions.edits,
@@ -821,6 +837,82 @@ H.case('chat keys: <C-s> sends the input, <CR> jumps to a tool location', functi
   H.eq('jumped to the file', api.nvim_buf_get_name(0), file)
   H.eq('at the line', api.nvim_win_get_cursor(0)[1], 3)
   H.check('chat window still open', api.nvim_win_is_valid(require('dsh.chat').state.win))
+end)
+
+H.case('a tool card lists its locations; <CR> on one jumps there', function()
+  local root = workspace({
+    ['a.py'] = { 'from b import helper', '', 'helper()' },
+    ['b.py'] = { 'def helper():', '    pass' },
+  })
+  local a, b = root .. '/a.py', root .. '/b.py'
+  local function card(id, fields)
+    return { kind = 'tool_call', toolCall = vim.tbl_extend('force', { toolCallId = id }, fields) }
+  end
+  local refs = {
+    { path = b, line = 1 },
+    { path = a, line = 1 },
+    { path = a, line = 3 },
+  }
+  local updates = {
+    card('r1', { title = "References 'helper'", kind = 'search', status = 'in_progress' }),
+    card('d1', { title = 'Diagnostics', kind = 'read', status = 'in_progress' }),
+    -- r1 completes after d1's line was written: its location lines go in between
+    card('r1', { status = 'completed', locations = refs }),
+    card('d1', { status = 'completed', locations = { { path = a, line = 3 } } }),
+    { kind = 'agent_message_chunk', text = 'Three references.' },
+  }
+  local srv = F.new(turn_server(updates))
+  require('dsh').setup({ root_markers = { '.git' } })
+  vim.lsp.config('dsh', { cmd = srv.cmd })
+  vim.cmd.edit(vim.fn.fnameescape(a))
+  H.wait('the client', 3000, function()
+    local c = vim.lsp.get_clients({ name = 'dsh' })[1]
+    return c ~= nil and c.initialized
+  end)
+  local done
+  require('dsh').ask('where is helper used?', {
+    on_done = function(r)
+      done = r
+    end,
+  })
+  H.wait('the turn', 3000, function()
+    return done ~= nil
+  end)
+  require('dsh.chat').open()
+  local chat = chat_text()
+  local first = vim.fn.index(chat, "✓ References 'helper'  b.py:1")
+  H.check('the card line shows the first location', first >= 0, chat)
+  H.eq(
+    'one line per location under it, then the next card',
+    vim.list_slice(chat, first + 2, first + 5),
+    {
+      '    b.py:1',
+      '    a.py:1',
+      '    a.py:3',
+      '✓ Diagnostics  a.py:3',
+    }
+  )
+  H.check('the answer follows', vim.tbl_contains(chat, 'Three references.'), chat)
+  api.nvim_win_set_cursor(0, { first + 4, 0 }) -- the `a.py:3` line
+  api.nvim_feedkeys(api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  H.eq('jumped to that file', api.nvim_buf_get_name(0), a)
+  H.eq('at that line', api.nvim_win_get_cursor(0)[1], 3)
+  require('dsh.render').max_location_lines = 2
+  local r = require('dsh.render').new(api.nvim_create_buf(false, true), { cwd = root })
+  r:update(card('x', { title = 'Search', status = 'completed', locations = refs }))
+  H.eq(
+    'a long list is cut and counted',
+    api.nvim_buf_get_lines(r.buf, 0, r:boundary_row(), false),
+    {
+      '# dsh',
+      '',
+      '## dsh',
+      '✓ Search  b.py:1',
+      '    b.py:1',
+      '    a.py:1',
+      '    … 1 more',
+    }
+  )
 end)
 
 H.case('works without setup: runtimepath + vim.lsp.enable', function()

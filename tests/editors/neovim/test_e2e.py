@@ -10,6 +10,7 @@ HOME and XDG directories, and the Lua script its own deadline.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from dsh_lsp.testing import (
 )
 
 from .nvim_runner import LuaRun, run_spec
+from .test_editor_tools import language_servers
 
 pytestmark = pytest.mark.e2e
 
@@ -253,3 +255,56 @@ def test_a_failed_turn_shows_the_error_hint_in_the_chat(
     run = _run(case, tmp_path, workspace, model, [], nvim, DEEPSEEK_API_KEY="")
     run.assert_passed()
     assert model.requests == []
+
+
+A_PY = 't = "é😀" + helper("x")'
+BROKEN_PY = 't = "é😀" + missing + helper("x")'
+
+
+def _call(call_id: str, name: str, **args: object) -> StreamResponse:
+    return completion(tool_calls=[ToolCallSpec(id=call_id, name=name, arguments=json.dumps(args))])
+
+
+def test_the_agent_hears_of_the_error_it_wrote_of_its_fix_and_finds_a_definition(
+    tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
+) -> None:
+    """With ``ruff server`` and jedi-language-server beside dsh (a.py hidden behind the
+    chat): the edit that introduces an undefined name is told exactly that problem, for the
+    version it wrote; the fix is told "No new problems."; ``definition`` finds b.py."""
+    (workspace / "a.py").write_text(f"from b import helper\n\n{A_PY}\n", encoding="utf-8")
+    (workspace / "b.py").write_text(
+        'def helper(text):\n    """Return the text twice."""\n    return text * 2\n',
+        encoding="utf-8",
+    )
+    script = [
+        _call("c1", "read", file_path="a.py"),
+        _call("c2", "edit", file_path="a.py", old_string=A_PY, new_string=BROKEN_PY),
+        _call("c3", "edit", file_path="a.py", old_string=BROKEN_PY, new_string=A_PY),
+        _call("c4", "definition", path="a.py", line=3, symbol="helper"),
+        _text("Done."),
+    ]
+    run = _run(
+        "the agent hears of the error it wrote, of its fix, and finds a definition",
+        tmp_path,
+        workspace,
+        model,
+        script,
+        nvim,
+        **language_servers(),
+    )
+    run.assert_passed()
+    versions: list[int] = run.result["data"]["versions"]
+    broken = _tool_messages(model.requests[2])[-1]
+    assert f"(version {versions[0]})" in broken, broken
+    problems = [line for line in broken.splitlines() if line.startswith("a.py:")]
+    assert len(problems) == 1, broken
+    assert re.match(r"a\.py:3:12: error: Undefined name `missing`", problems[0]), broken
+    assert "F821" in problems[0], broken
+    fixed = _tool_messages(model.requests[3])[-1]
+    assert "No new problems." in fixed, fixed
+    assert "missing" not in fixed, fixed
+    waits = [round(a["ms"]) for a in run.result["data"]["diagnostics_answers"]]
+    print(f"diagnostics answers after an edit took {waits} ms")  # shown with pytest -s
+    definition = _tool_messages(model.requests[4])[-1]
+    assert "b.py:1" in definition, definition
+    assert "def helper(text):" in definition, definition

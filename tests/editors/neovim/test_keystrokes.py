@@ -24,6 +24,7 @@ from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
 
 from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import PLUGIN, isolated_env
+from .test_editor_tools import language_servers
 
 pytestmark = pytest.mark.e2e
 
@@ -62,12 +63,11 @@ def workspace(workspace: Path) -> Path:
 
 
 @contextmanager
-def _editing(
-    nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer, prompt: str
+def _neovim(
+    nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer, setup: str, *args: str
 ) -> Iterator[EmbeddedNvim]:
-    """Neovim with a UI attached and the plugin set up (permission prompt ``prompt``), the
-    model scripted to read, edit and answer (``_script``); closed when the block ends."""
-    _script(model)
+    """Neovim with a UI attached, after the Lua ``setup`` ran with the server command, the
+    model URL, the session folder, the workspace and ``args``; closed when the block ends."""
     env = isolated_env(tmp_path / "home", {"DEEPSEEK_API_KEY": "scripted-key"})
     # --embed without --headless: Neovim starts once the UI attached, as in a terminal
     argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
@@ -77,11 +77,22 @@ def _editing(
         editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
         server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(tmp_path / "server.log")]
         editor.lua(
-            SETUP, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace), prompt
+            setup, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace), *args
         )
         yield editor
     finally:
         editor.close()
+
+
+@contextmanager
+def _editing(
+    nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer, prompt: str
+) -> Iterator[EmbeddedNvim]:
+    """``_neovim`` with the plugin set up (permission prompt ``prompt``) and the model
+    scripted to read, edit and answer (``_script``)."""
+    _script(model)
+    with _neovim(nvim, tmp_path, workspace, model, SETUP, prompt) as editor:
+        yield editor
 
 
 def _state(editor: EmbeddedNvim) -> dict[str, Any]:  # Any: the Lua table as JSON
@@ -182,3 +193,86 @@ def test_the_diff_preview_is_on_screen_when_the_picker_opens(
         assert "+beta OK" in shown, shown
         assert "No newline" not in shown, shown
         assert _lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
+
+
+SETUP_PYTHON = """
+local server_cmd, model_url, sessions, ws, ruff_cmd, jedi_cmd = ...
+require('dsh').setup({
+  cmd = server_cmd,
+  model = { name = 'scripted', base_url = model_url },
+  session_dir = sessions,
+  root_markers = { '.git' },
+})
+for name, cmd in pairs({ ruff = ruff_cmd, jedi = jedi_cmd }) do
+  local config = { cmd = vim.json.decode(cmd), filetypes = { 'python' }, root_markers = { '.git' } }
+  vim.lsp.config(name, config)
+end
+vim.lsp.enable({ 'ruff', 'jedi' })
+vim.cmd.cd(vim.fn.fnameescape(ws))
+vim.cmd.edit('a.py')
+_G.dsh_a = vim.api.nvim_get_current_buf()
+vim.cmd.edit('draft.txt')
+_G.dsh_draft = vim.api.nvim_get_current_buf()
+"""
+
+READY_PYTHON = """
+for _, name in ipairs({ 'dsh', 'ruff', 'jedi' }) do
+  local client = vim.lsp.get_clients({ name = name, bufnr = _G.dsh_a })[1]
+  if not (client and client.initialized) then
+    return false
+  end
+end
+return true
+"""
+
+
+def test_typing_while_the_agent_edits_python_with_language_servers_loses_no_keystroke(
+    nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer
+) -> None:
+    """ruff and jedi attached to the (hidden) file the agent breaks and fixes: the edit
+    results wait for their diagnostics while the user types in another buffer; no key is
+    lost and Neovim is never blocked in a prompt."""
+    line = 't = "é😀" + helper("x")'
+    broken = 't = "é😀" + missing + helper("x")'
+    (workspace / "a.py").write_text(f"from b import helper\n\n{line}\n", encoding="utf-8")
+    (workspace / "b.py").write_text("def helper(text):\n    return text\n", encoding="utf-8")
+
+    def call(call_id: str, name: str, **args: str) -> None:
+        spec = ToolCallSpec(id=call_id, name=name, arguments=json.dumps(args))
+        model.enqueue(completion(tool_calls=[spec]))
+
+    call("c1", "read", file_path="a.py")
+    call("c2", "edit", file_path="a.py", old_string=line, new_string=broken)
+    call("c3", "edit", file_path="a.py", old_string=broken, new_string=line)
+    model.enqueue(completion(text="Done."))
+    servers = language_servers()
+    ruff, jedi = servers["DSH_RUFF_CMD"], servers["DSH_JEDI_CMD"]
+    with _neovim(nvim, tmp_path, workspace, model, SETUP_PYTHON, ruff, jedi) as editor:
+        while not editor.lua(READY_PYTHON):
+            _state(editor)
+        editor.lua(
+            "require('dsh').ask('Break and fix a.py', {on_done = function(r) _G.dsh_done = r end})"
+        )
+        editor.input("i")
+        words = (f"w{i}" for i in itertools.count())
+        typed: list[str] = []
+
+        def type_word() -> dict[str, Any]:  # Any: see _state
+            word = next(words)
+            typed.append(word)
+            editor.input(word + " ")
+            return _state(editor)
+
+        state = type_word()
+        while not state["done"]:
+            state = type_word()
+        for _ in range(20):
+            type_word()
+        editor.input("<Esc>")
+        assert _lines(editor, "dsh_draft") == [" ".join(typed) + " "]
+        assert _lines(editor, "dsh_a") == ["from b import helper", "", line]
+        results = [
+            m["content"] for m in model.requests[-1].json()["messages"] if m["role"] == "tool"
+        ]
+        assert "Undefined name `missing`" in results[-2], results[-2]
+        assert "No new problems." in results[-1], results[-1]

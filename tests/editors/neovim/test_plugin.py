@@ -32,6 +32,7 @@ CASES = [
     "checkhealth dsh reports",
     "help documents every command, option and highlight group",
     "chat keys: <C-s> sends the input, <CR> jumps to a tool location",
+    "a tool card lists its locations; <CR> on one jumps there",
     "works without setup: runtimepath + vim.lsp.enable",
 ]
 

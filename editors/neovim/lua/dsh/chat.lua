@@ -245,13 +245,14 @@ function M.send()
   require('dsh.client').ask(text, { bufnr = vim.fn.bufnr('#') > 0 and vim.fn.bufnr('#') or nil })
 end
 
---- Open the location of the tool call under the cursor in another window.
+--- Open the location under the cursor in another window: a tool call's (its first one), or
+--- the one a location line under a tool call stands for.
 ---@return boolean jumped
 function M.jump()
   local renderer = M.renderer()
   local row = api.nvim_win_get_cursor(0)[1] - 1
   local data = renderer:tool_at_row(row)
-  local loc = data and require('dsh.present').location(data)
+  local loc = renderer:location_at_row(row) or (data and require('dsh.present').location(data))
   if not loc then
     return false
   end

@@ -36,6 +36,19 @@ function M.location(data)
   end
 end
 
+--- Every location a tool call lists (`locations` entries with a path), in order.
+---@param data table
+---@return {path: string, line?: integer}[]
+function M.locations(data)
+  local out = {}
+  for _, loc in ipairs(type(data.locations) == 'table' and data.locations or {}) do
+    if type(loc) == 'table' and type(loc.path) == 'string' then
+      out[#out + 1] = { path = loc.path, line = tonumber(loc.line) }
+    end
+  end
+  return out
+end
+
 ---@param content? table[]
 ---@return string?
 function M.first_text_line(content)

@@ -5,7 +5,9 @@
 --- input line), so the renderer always inserts at the end of the last transcript line and
 --- never touches the input. Streaming chunks append to the current line (one
 --- `nvim_buf_set_text` each); a tool call is one line that its later upserts rewrite in
---- place; nothing ever redraws the whole buffer. Reasoning is a range extmark that dims its
+--- place, followed by one indented line per location when it lists several (the editor's
+--- diagnostics, references, search matches; at most `M.max_location_lines`); nothing ever
+--- redraws the whole buffer. Reasoning is a range extmark that dims its
 --- lines and drives the fold expression (`dsh.fold`).
 ---
 --- Pure with respect to windows: the chat module owns windows, keymaps and scrolling.
@@ -24,6 +26,9 @@ M.ns = {
 
 M.reasoning_header = '▸ reasoning'
 
+--- Location lines shown under a tool call that lists several (the rest are counted).
+M.max_location_lines = 10
+
 local STATUS_HL = {
   pending = 'DshToolPending',
   in_progress = 'DshToolRunning',
@@ -40,6 +45,7 @@ local STATUS_HL = {
 ---@field col integer Byte length of the last transcript line while streaming.
 ---@field tools table<string, {mark: integer, hl: integer, data: table}>
 ---@field tool_at table<integer, string> Tool extmark id → toolCallId.
+---@field loc_at table<integer, {path: string, line?: integer}> Location-line extmark → location.
 ---@field reasoning_mark? integer The open reasoning range.
 ---@field turn_open boolean
 ---@field footer_done boolean
@@ -62,6 +68,7 @@ function M.new(buf, opts)
     col = 0,
     tools = {},
     tool_at = {},
+    loc_at = {},
     turn_open = false,
     footer_done = false,
     expect_echo = false,
@@ -404,6 +411,7 @@ function Renderer:_tool(u)
         self.col = #line
       end
       self:_tool_hl(entry, row, icon_len, loc_start, loc_end)
+      self:_tool_locations(entry, row)
     end
     return
   end
@@ -419,6 +427,73 @@ function Renderer:_tool(u)
   self.tools[id] = entry
   self.tool_at[entry.mark] = id
   self:_tool_hl(entry, row, icon_len, loc_start, loc_end)
+  self:_tool_locations(entry, row)
+end
+
+--- The location lines of a tool call listing several locations: `{text, loc}` each.
+---@param data table
+---@return {text: string, loc?: {path: string, line?: integer}}[]
+function Renderer:_location_lines(data)
+  local locs = present.locations(data)
+  if #locs < 2 then
+    return {}
+  end
+  local out = {}
+  for i = 1, math.min(#locs, M.max_location_lines) do
+    local loc = locs[i]
+    out[i] = {
+      text = '    ' .. self:_relative(loc.path) .. (loc.line and (':' .. loc.line) or ''),
+      loc = loc,
+    }
+  end
+  if #locs > M.max_location_lines then
+    out[#out + 1] = { text = string.format('    … %d more', #locs - M.max_location_lines) }
+  end
+  return out
+end
+
+--- (Re)write the location lines below the tool line at `row` when they changed.
+---@param entry table
+---@param row integer
+function Renderer:_tool_locations(entry, row)
+  local lines = self:_location_lines(entry.data)
+  local old = entry.loc_lines or {}
+  local texts = vim.tbl_map(function(l)
+    return l.text
+  end, lines)
+  if vim.deep_equal(texts, old) then
+    return
+  end
+  for _, mark in ipairs(entry.loc_marks or {}) do
+    self.loc_at[mark] = nil
+    api.nvim_buf_del_extmark(self.buf, M.ns.tool, mark)
+  end
+  for _, mark in ipairs(entry.loc_hls or {}) do
+    api.nvim_buf_del_extmark(self.buf, M.ns.hl, mark)
+  end
+  local head = api.nvim_buf_get_lines(self.buf, row, row + 1, true)[1]
+  local last_row = row + #old
+  local last_len = #old > 0 and #old[#old] or #head
+  local was_last = last_row == self:boundary_row() - 1
+  local parts = { '' }
+  vim.list_extend(parts, texts)
+  if #texts == 0 then
+    parts = { '' }
+  end
+  api.nvim_buf_set_text(self.buf, row, #head, last_row, last_len, parts)
+  entry.loc_lines, entry.loc_marks, entry.loc_hls = texts, {}, {}
+  for i, l in ipairs(lines) do
+    local r = row + i
+    local mark = api.nvim_buf_set_extmark(self.buf, M.ns.tool, r, 0, { right_gravity = false })
+    entry.loc_marks[i] = mark
+    self.loc_at[mark] = l.loc
+    if l.loc then
+      entry.loc_hls[#entry.loc_hls + 1] = self:_hl(r, 4, #l.text, 'DshLocation')
+    end
+  end
+  if was_last then
+    self.col = #texts > 0 and #texts[#texts] or #head
+  end
 end
 
 function Renderer:_tool_hl(entry, row, icon_len, loc_start, loc_end)
@@ -429,6 +504,18 @@ function Renderer:_tool_hl(entry, row, icon_len, loc_start, loc_end)
   elseif entry.loc_hl then
     api.nvim_buf_del_extmark(self.buf, M.ns.hl, entry.loc_hl)
     entry.loc_hl = nil
+  end
+end
+
+--- The location a location line (under a tool call) at `row` stands for, if any.
+---@param row integer 0-based
+---@return {path: string, line?: integer}?
+function Renderer:location_at_row(row)
+  local marks = api.nvim_buf_get_extmarks(self.buf, M.ns.tool, { row, 0 }, { row, 0 }, {})
+  for _, mark in ipairs(marks) do
+    if self.loc_at[mark[1]] then
+      return self.loc_at[mark[1]]
+    end
   end
 end
 
