@@ -15,10 +15,10 @@
  * describes, so `DiagnosticsVersions` applies one rule: the diagnostics of a document count
  * as reported on version *v* when a diagnostics change for that document is observed after the
  * document reached *v* and while it is still at *v*. Until such a change, the version is
- * unknown (`null` on the wire). A language server that publishes a late result for the
- * previous version after the change would be taken as reporting on *v*; the language servers
- * VS Code ships cancel the older computation on a change, and a server that answers pull
- * diagnostics per version is asked afresh by VS Code on every change.
+ * unknown (`null` on the wire), and a document already past the asked version answers at once
+ * without it. The blind spot: a language server that publishes a late result for the previous
+ * version after the change is taken as reporting on *v* (VS Code drops the version a push
+ * `publishDiagnostics` carries). docs/protocol.md states the rule for every such client.
  */
 
 import { convertPosition, convertRange, type LineTexts } from './positionEncoding';
@@ -97,6 +97,13 @@ export interface EditorHost {
   encoding(): PositionEncoding;
   warn(message: string): void;
 }
+
+/**
+ * How long diagnostics for a document the client had to open wait for its language servers'
+ * first report when the request gives no `timeoutMs` (it asks for no version, so nothing else
+ * bounds it): answering at once would always answer "no problems" for a file not open.
+ */
+export const FIRST_REPORT_MS = 1000;
 
 /** Schedules `run` after `ms`; the returned function cancels it. */
 export type Schedule = (ms: number, run: () => void) => () => void;
@@ -342,11 +349,12 @@ export async function editorDiagnostics(params: unknown, deps: EditorRequestDeps
   const timeoutMs = request.timeoutMs ?? 0;
   let complete = true;
   if (host.version(uri) === undefined) {
-    // Not open: open it (its language servers see it then) and give them until the deadline for a first report.
+    // Not open: open it (its language servers see it then) and give them until the deadline
+    // (FIRST_REPORT_MS without one) for a first report.
     if (!(await ensureLoaded(host, uri, 'dsh/editor/diagnostics'))) return { items: [{ uri: request.uri, version: null, complete: false, diagnostics: [] }] };
     const current = host.version(uri);
     if (current !== undefined) versions.documentVersion(uri, current);
-    if (request.version === undefined) complete = await versions.nextReport(uri, timeoutMs, cancel);
+    if (request.version === undefined) complete = await versions.nextReport(uri, timeoutMs > 0 ? timeoutMs : FIRST_REPORT_MS, cancel);
   }
   if (request.version !== undefined) complete = await versions.waitFor(uri, request.version, timeoutMs, cancel);
   const lines = encoding === 'utf-16' ? undefined : await host.lines(uri);

@@ -9,6 +9,7 @@ import {
   editorReferences,
   editorSymbols,
   type EditorHost,
+  FIRST_REPORT_MS,
   type HostDiagnostic,
   type HostHoverPart,
   type HostLocation,
@@ -347,6 +348,15 @@ test('diagnostics of a document that is not open: it is loaded and its first rep
   assert.equal(result.items[0]?.version, 1);
   assert.equal(result.items[0]?.complete, true);
   assert.equal(result.items[0]?.diagnostics[0]?.message, 'Property expected');
+
+  // without a timeout the first report is awaited for FIRST_REPORT_MS: never "no problems" for a file just opened
+  const other = 'file:///w/other.json';
+  const quiet = fakeHost({ onDisk: { [other]: '{}' } });
+  const unanswered = editorDiagnostics({ uri: other }, { host: quiet.host, versions });
+  await tick();
+  assert.equal(time.pending(), 1);
+  time.advance(FIRST_REPORT_MS);
+  assert.deepEqual(await unanswered, { items: [{ uri: other, version: null, complete: false, diagnostics: [] }] });
 
   const missing = await editorDiagnostics({ uri: 'file:///w/missing.json', timeoutMs: 1000 }, { host: fake.host, versions });
   assert.deepEqual(missing, { items: [{ uri: 'file:///w/missing.json', version: null, complete: false, diagnostics: [] }] });
