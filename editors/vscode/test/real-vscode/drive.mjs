@@ -7,6 +7,12 @@
 // "Show diff" from the approval card, clicks Allow, and waits for the turn to end. It checks
 // that the edit landed in the dirty buffer (still dirty, disk untouched), saves screenshots
 // and result.json under test-results/, and exits 0 only when every check passed.
+//
+// Then the editor's language servers as agent tools (issue 20): data.json is opened (VS Code's
+// own JSON language server attaches), the agent's first edit breaks it and its second fixes it;
+// the model must have been told, in the first edit's result, the JSON server's error for the
+// version that edit wrote, and "No new problems." in the second's (read back from what the
+// scripted model server recorded).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +42,7 @@ const timings = {};
 const children = [];
 
 rmSync(opt.work, { recursive: true, force: true });
-for (const name of ['vscode-approval-diff.png', 'vscode-chat.png', 'vscode-long-answer.png', 'vscode-failure.png', 'vscode-result.json']) {
+for (const name of ['vscode-approval-diff.png', 'vscode-chat.png', 'vscode-long-answer.png', 'vscode-diagnostics.png', 'vscode-failure.png', 'vscode-result.json']) {
   rmSync(path.join(opt.results, name), { force: true });
 }
 const dirs = Object.fromEntries(
@@ -47,6 +53,8 @@ const ws = dirs.ws;
 const appFile = path.join(ws, 'app.py');
 const onDisk = 'x = 1\ny = 2\n';
 writeFileSync(appFile, onDisk);
+const dataFile = path.join(ws, 'data.json');
+writeFileSync(dataFile, '{\n  "a": 1,\n  "b": 2\n}\n');
 
 // ---- the scripted model: read app.py, edit it, answer
 function payload(delta, finish = null, usage) {
@@ -86,8 +94,30 @@ const longChunks = Array.from({ length: 5000 }, (_, i) => longText.slice(Math.fl
 script.responses.push({
   stream: [...longChunks.map((piece) => ({ data: payload({ content: piece }) })), { data: payload({ content: '' }, 'stop', usage) }, { data: '[DONE]' }],
 });
+// Issue 20: break data.json, then fix it; each edit's result should carry the JSON server's view of its version.
+const textTurn = (text) => ({ stream: [{ data: payload({ content: text }) }, { data: payload({ content: '' }, 'stop', usage) }, { data: '[DONE]' }] });
+script.responses.push(
+  toolTurn('call_read_json', 'read', { file_path: dataFile }),
+  toolTurn('call_break_json', 'edit', { file_path: dataFile, old_string: '"b": 2', new_string: '"b": 2 "c": 3' }),
+  toolTurn('call_fix_json', 'edit', { file_path: dataFile, old_string: '"b": 2 "c": 3', new_string: '"b": 2, "c": 3' }),
+  textTurn('Added `c` to data.json.'),
+);
 const scriptFile = path.join(opt.work, 'script.json');
 writeFileSync(scriptFile, JSON.stringify(script));
+const recordFile = path.join(opt.work, 'model-requests.jsonl');
+/** The text of the tool result `id` the scripted model received. */
+function toolResultText(id) {
+  let lines = [];
+  try {
+    lines = readFileSync(recordFile, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  } catch {
+    return '';
+  }
+  for (const line of lines) {
+    for (const message of JSON.parse(line).body?.messages ?? []) if (message.role === 'tool' && message.tool_call_id === id) return String(message.content);
+  }
+  return '';
+}
 
 function startProcess(command, args, options, ready) {
   const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -122,7 +152,7 @@ function cleanup() {
 let browser;
 let page;
 try {
-  const model = await startProcess(opt.python, ['-m', 'dsh_lsp.testing.scripted_server', '--script', scriptFile], { cwd: ws }, /listening on port (\d+)/);
+  const model = await startProcess(opt.python, ['-m', 'dsh_lsp.testing.scripted_server', '--script', scriptFile, '--record', recordFile], { cwd: ws }, /listening on port (\d+)/);
   const modelPort = Number(model.match[1]);
   log(`scripted model on ${modelPort}`);
 
@@ -280,6 +310,31 @@ try {
   await page.screenshot({ path: path.join(opt.results, 'vscode-long-answer.png') });
   log(`5,000 chunks in ${streamMs} ms; long tasks ${JSON.stringify(longTasks.map(Math.round))}`);
   log(`buffer: ${JSON.stringify(text)}; disk: ${JSON.stringify(readFileSync(appFile, 'utf8'))}`);
+
+  // Issue 20: the JSON language server's diagnostics for the exact version each edit wrote.
+  await page.keyboard.press('Control+P');
+  await page.keyboard.type('data.json');
+  await page.waitForSelector('.quick-input-list .monaco-list-row');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.tab.active[aria-label*="data.json"]');
+  const jsonStart = Date.now();
+  await chat.fill('#input', 'Add c to data.json');
+  await chat.press('#input', 'Enter');
+  for (let approval = 0; approval < 2; approval++) {
+    const button = await chat.waitForSelector('.item-permission.permission-pending button[data-option="allow_once"]');
+    await button.click();
+    await chat.waitForSelector('.item-permission.permission-pending', { state: 'detached' }).catch(() => undefined);
+  }
+  await chat.waitForFunction(() => document.querySelectorAll('.item-turn').length >= 3, undefined, { timeout: 60_000 });
+  timings.jsonTurnMs = Date.now() - jsonStart;
+  const brokenResult = toolResultText('call_break_json');
+  const fixedResult = toolResultText('call_fix_json');
+  checks.editResultCarriesDiagnostic = /expected comma/i.test(brokenResult) && /data\.json:3/.test(brokenResult);
+  checks.fixResultNoNewProblems = /no new problems/i.test(fixedResult) && !/expected comma/i.test(fixedResult);
+  const markers = await page.evaluate(() => document.querySelectorAll('.squiggly-error').length);
+  timings.json = { errorSquigglesAfterFix: markers };
+  log(`edit result: ${JSON.stringify(brokenResult)}; fix result: ${JSON.stringify(fixedResult)}`);
+  await page.screenshot({ path: path.join(opt.results, 'vscode-diagnostics.png') });
 } catch (error) {
   checks.error = String(error?.stack ?? error);
   log(checks.error);
@@ -290,7 +345,7 @@ try {
   await browser?.close().catch(() => undefined);
   cleanup();
 }
-const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered'];
+const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems'];
 const failed = required.filter((name) => checks[name] !== true);
 console.log(`${required.length - failed.length} passed, ${failed.length} failed${failed.length ? `: ${failed.join(', ')}` : ''}`);
 process.exit(failed.length ? 1 : 0);
