@@ -11,8 +11,8 @@
 // Then the editor's language servers as agent tools (issue 20): data.json is opened (VS Code's
 // own JSON language server attaches), the agent's first edit breaks it and its second fixes it;
 // the model must have been told, in the first edit's result, the JSON server's error for the
-// version that edit wrote, and "No new problems." in the second's (read back from what the
-// scripted model server recorded).
+// version that edit wrote, and "No new problems." in the second's and in a third edit's that
+// keeps the file valid (read back from what the scripted model server recorded).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -100,6 +100,7 @@ script.responses.push(
   toolTurn('call_read_json', 'read', { file_path: dataFile }),
   toolTurn('call_break_json', 'edit', { file_path: dataFile, old_string: '"b": 2', new_string: '"b": 2 "c": 3' }),
   toolTurn('call_fix_json', 'edit', { file_path: dataFile, old_string: '"b": 2 "c": 3', new_string: '"b": 2, "c": 3' }),
+  toolTurn('call_clean_json', 'edit', { file_path: dataFile, old_string: '"a": 1', new_string: '"a": 10' }),
   textTurn('Added `c` to data.json.'),
 );
 const scriptFile = path.join(opt.work, 'script.json');
@@ -312,15 +313,16 @@ try {
   log(`buffer: ${JSON.stringify(text)}; disk: ${JSON.stringify(readFileSync(appFile, 'utf8'))}`);
 
   // Issue 20: the JSON language server's diagnostics for the exact version each edit wrote.
+  await page.click('.editor-instance .view-lines'); // the workbench, not the chat, gets Ctrl+P
   await page.keyboard.press('Control+P');
+  await page.waitForSelector('.quick-input-widget input');
   await page.keyboard.type('data.json');
-  await page.waitForSelector('.quick-input-list .monaco-list-row');
-  await page.keyboard.press('Enter');
+  await page.click('.quick-input-list .monaco-list-row[aria-label*="data.json"]');
   await page.waitForSelector('.tab.active[aria-label*="data.json"]');
   const jsonStart = Date.now();
   await chat.fill('#input', 'Add c to data.json');
   await chat.press('#input', 'Enter');
-  for (let approval = 0; approval < 2; approval++) {
+  for (let approval = 0; approval < 3; approval++) {
     const button = await chat.waitForSelector('.item-permission.permission-pending button[data-option="allow_once"]');
     await button.click();
     await chat.waitForSelector('.item-permission.permission-pending', { state: 'detached' }).catch(() => undefined);
@@ -329,11 +331,14 @@ try {
   timings.jsonTurnMs = Date.now() - jsonStart;
   const brokenResult = toolResultText('call_break_json');
   const fixedResult = toolResultText('call_fix_json');
+  const cleanResult = toolResultText('call_clean_json');
   checks.editResultCarriesDiagnostic = /expected comma/i.test(brokenResult) && /data\.json:3/.test(brokenResult);
   checks.fixResultNoNewProblems = /no new problems/i.test(fixedResult) && !/expected comma/i.test(fixedResult);
+  // clean before and after: VS Code still reports a diagnostics change for the new version
+  checks.cleanEditNoNewProblems = /no new problems/i.test(cleanResult);
   const markers = await page.evaluate(() => document.querySelectorAll('.squiggly-error').length);
   timings.json = { errorSquigglesAfterFix: markers };
-  log(`edit result: ${JSON.stringify(brokenResult)}; fix result: ${JSON.stringify(fixedResult)}`);
+  log(`edit result: ${JSON.stringify(brokenResult)}; fix result: ${JSON.stringify(fixedResult)}; clean edit: ${JSON.stringify(cleanResult)}`);
   await page.screenshot({ path: path.join(opt.results, 'vscode-diagnostics.png') });
 } catch (error) {
   checks.error = String(error?.stack ?? error);
@@ -345,7 +350,7 @@ try {
   await browser?.close().catch(() => undefined);
   cleanup();
 }
-const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems'];
+const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems', 'cleanEditNoNewProblems'];
 const failed = required.filter((name) => checks[name] !== true);
 console.log(`${required.length - failed.length} passed, ${failed.length} failed${failed.length ? `: ${failed.join(', ')}` : ''}`);
 process.exit(failed.length ? 1 : 0);
