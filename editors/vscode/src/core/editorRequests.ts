@@ -16,7 +16,9 @@
  * as reported on version *v* when a diagnostics change for that document is observed after the
  * document reached *v* and while it is still at *v*. Until such a change, the version is
  * unknown (`null` on the wire), and a document already past the asked version answers at once
- * without it. The blind spot: a language server that publishes a late result for the previous
+ * without it. A document no language server has reported on in the `NO_REPORTER_MS` since it
+ * was opened is taken to have none that reports diagnostics: it answers at once too (version
+ * unknown, `complete: false`) rather than after the deadline. The blind spot: a language server that publishes a late result for the previous
  * version after the change is taken as reporting on *v* (VS Code drops the version a push
  * `publishDiagnostics` carries). docs/protocol.md states the rule for every such client.
  */
@@ -117,7 +119,18 @@ interface DocumentClock {
   reachedAt: number;
   /** Sequence number of the last diagnostics change for the document (0: none seen). */
   reportedAt: number;
+  /** When (ms, `now()`) the document was opened, and whether any diagnostics change came since. */
+  openedAt: number;
+  reportedSinceOpen: boolean;
 }
+
+/**
+ * How long a document must have been open without a single diagnostics change before it is
+ * taken to have no language server reporting diagnostics: a versioned request for it then
+ * answers at once (`complete: false`, version unknown) instead of waiting out its `timeoutMs`,
+ * so edits of files no linter or checker looks at do not pay the deadline every time.
+ */
+export const NO_REPORTER_MS = 5000;
 
 /**
  * Which document version the current diagnostics describe (the rule in the module docstring).
@@ -129,26 +142,37 @@ export class DiagnosticsVersions {
   private readonly documents = new Map<string, DocumentClock>();
   private readonly waiters = new Set<{ uri: string; check(): void }>();
 
-  constructor(private readonly schedule: Schedule) {}
+  /** `now` is the clock `NO_REPORTER_MS` is measured on (ms). */
+  constructor(
+    private readonly schedule: Schedule,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The document `uri` is open at `version` (an open, an edit, or an event without a new version). */
   documentVersion(uri: string, version: number): void {
     const clock = this.documents.get(uri);
     if (clock !== undefined && clock.version === version) return;
-    this.documents.set(uri, { version, reachedAt: ++this.sequence, reportedAt: clock?.reportedAt ?? 0 });
+    const opening = clock?.version === undefined;
+    this.documents.set(uri, {
+      version,
+      reachedAt: ++this.sequence,
+      reportedAt: clock?.reportedAt ?? 0,
+      openedAt: opening ? this.now() : (clock?.openedAt ?? this.now()),
+      reportedSinceOpen: opening ? false : (clock?.reportedSinceOpen ?? false),
+    });
     this.wake(uri);
   }
 
   closed(uri: string): void {
     const clock = this.documents.get(uri);
-    if (clock !== undefined) this.documents.set(uri, { version: undefined, reachedAt: ++this.sequence, reportedAt: clock.reportedAt });
+    if (clock !== undefined) this.documents.set(uri, { ...clock, version: undefined, reachedAt: ++this.sequence, reportedSinceOpen: false });
     this.wake(uri);
   }
 
   /** A language server changed the diagnostics of `uri`. */
   diagnosticsChanged(uri: string): void {
-    const clock = this.documents.get(uri) ?? { version: undefined, reachedAt: 0, reportedAt: 0 };
-    this.documents.set(uri, { ...clock, reportedAt: ++this.sequence });
+    const clock = this.documents.get(uri) ?? { version: undefined, reachedAt: 0, reportedAt: 0, openedAt: 0, reportedSinceOpen: false };
+    this.documents.set(uri, { ...clock, reportedAt: ++this.sequence, reportedSinceOpen: clock.version !== undefined });
     this.wake(uri);
   }
 
@@ -165,13 +189,14 @@ export class DiagnosticsVersions {
 
   /**
    * Resolves `true` once diagnostics are reported on `version` of `uri`; `false` at `timeoutMs`,
-   * on cancellation, or as soon as the document is past `version` (its diagnostics for
-   * `version` can no longer be told apart).
+   * on cancellation, as soon as the document is past `version` (its diagnostics for `version`
+   * can no longer be told apart), or at once when no language server has reported on the
+   * document in the `NO_REPORTER_MS` since it was opened.
    */
   waitFor(uri: string, version: number, timeoutMs: number, cancel?: Cancel): Promise<boolean> {
     const settled = this.settled(uri, version);
     if (settled !== undefined) return Promise.resolve(settled);
-    if (timeoutMs <= 0 || cancel?.isCancellationRequested === true) return Promise.resolve(false);
+    if (timeoutMs <= 0 || cancel?.isCancellationRequested === true || this.unreported(uri)) return Promise.resolve(false);
     return new Promise((resolve) => {
       const finish = (value: boolean) => {
         this.waiters.delete(waiter);
@@ -208,6 +233,12 @@ export class DiagnosticsVersions {
       const stopTimer = this.schedule(timeoutMs, () => finish(false));
       const subscription = cancel?.onCancellationRequested(() => finish(false));
     });
+  }
+
+  /** Open for `NO_REPORTER_MS` without one diagnostics change: no language server reports on it. */
+  private unreported(uri: string): boolean {
+    const clock = this.documents.get(uri);
+    return clock?.version !== undefined && !clock.reportedSinceOpen && this.now() - clock.openedAt >= NO_REPORTER_MS;
   }
 
   /** `true` reported on `version`; `false` never will be (the document moved past it); `undefined` not yet. */

@@ -10,6 +10,7 @@ import {
   editorSymbols,
   type EditorHost,
   FIRST_REPORT_MS,
+  NO_REPORTER_MS,
   type HostDiagnostic,
   type HostHoverPart,
   type HostLocation,
@@ -32,6 +33,7 @@ function manualTime() {
   let now = 0;
   const timers = new Set<{ at: number; run: () => void }>();
   return {
+    now: () => now,
     schedule: (ms: number, run: () => void) => {
       const timer = { at: now + ms, run };
       timers.add(timer);
@@ -142,7 +144,7 @@ test('parsers: diagnostics fields are optional, a version needs a uri; positions
 
 test('diagnostics count as reported on v only for a change seen after the document reached v, while at v', () => {
   const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule);
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
   const uri = 'file:///w/a.json';
   assert.equal(versions.reportedVersion(uri), null, 'never seen');
   versions.diagnosticsChanged(uri); // before the document is open: says nothing about any version
@@ -164,7 +166,7 @@ test('diagnostics count as reported on v only for a change seen after the docume
 
 test('waitFor resolves true on the first report of v, false at the deadline, on cancellation, or once the document is past v', async () => {
   const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule);
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
   const uri = 'file:///w/a.json';
   versions.documentVersion(uri, 4);
 
@@ -195,6 +197,38 @@ test('waitFor resolves true on the first report of v, false at the deadline, on 
   assert.equal(await overtaken, false);
   assert.equal(await versions.waitFor(uri, 6, 1500), false, 'past v: at once');
   assert.equal(await versions.waitFor(uri, 7, 0), false, 'no report yet and no time to wait');
+});
+
+test('a document no language server has reported on since it was opened is not waited for once NO_REPORTER_MS passed', async () => {
+  const time = manualTime();
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const plain = 'file:///w/notes.txt';
+  const checked = 'file:///w/a.json';
+  versions.documentVersion(plain, 1);
+  versions.documentVersion(checked, 1);
+  versions.diagnosticsChanged(checked);
+  time.advance(NO_REPORTER_MS - 1);
+  versions.documentVersion(plain, 2);
+  const young = versions.waitFor(plain, 2, 1500); // open for less than NO_REPORTER_MS: a server may still be starting
+  assert.equal(time.pending(), 1);
+  time.advance(1);
+  versions.documentVersion(plain, 3);
+  assert.equal(await young, false, 'overtaken');
+  assert.equal(await versions.waitFor(plain, 3, 1500), false, 'no reporter: at once');
+  assert.equal(time.pending(), 0);
+  versions.documentVersion(checked, 2);
+  const waited = versions.waitFor(checked, 2, 1500); // it has a reporter: waited for
+  assert.equal(time.pending(), 1);
+  versions.diagnosticsChanged(checked);
+  assert.equal(await waited, true);
+  // closed and opened again: a fresh start
+  versions.closed(plain);
+  versions.documentVersion(plain, 1);
+  const reopened = versions.waitFor(plain, 2, 1500);
+  assert.equal(time.pending(), 1);
+  versions.documentVersion(plain, 2);
+  versions.diagnosticsChanged(plain);
+  assert.equal(await reopened, true);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -273,7 +307,7 @@ const error = (range = r(0, 9, 0, 10), message = 'Expected comma'): HostDiagnost
 
 test('diagnostics for a version wait for its report, then answer in LSP numbering with the version', async () => {
   const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule);
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
   const uri = 'file:///c:/w/a.json';
   const fake = fakeHost({ documents: { [uri]: { version: 3, text: '{"a": 1 "b": 2}' } } });
   versions.documentVersion(uri, 3);
@@ -288,7 +322,7 @@ test('diagnostics for a version wait for its report, then answer in LSP numberin
 
 test('diagnostics not reported in time: complete false and version null, so the server never takes them as current', async () => {
   const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule);
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
   const uri = 'file:///w/a.json';
   const fake = fakeHost({ documents: { [uri]: { version: 3, text: '{}' } } });
   versions.documentVersion(uri, 2);
@@ -305,7 +339,7 @@ test('diagnostics not reported in time: complete false and version null, so the 
 
 test('diagnostics of a document moved past the asked version carry the newer version (or null), never the asked one', async () => {
   const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule);
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
   const uri = 'file:///w/a.json';
   const fake = fakeHost({ documents: { [uri]: { version: 5, text: '{}' } } });
   versions.documentVersion(uri, 5);
@@ -316,7 +350,7 @@ test('diagnostics of a document moved past the asked version carry the newer ver
 });
 
 test('diagnostics in UTF-8: ranges converted with the document text; the whole-workspace form lists every document', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule);
+  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
   const a = 'file:///w/a.json';
   const b = 'file:///w/b.ts';
   const fake = fakeHost({ encoding: 'utf-8', documents: { [a]: { version: 1, text: '{"é": 1 x}' }, [b]: { version: 2, text: 'let y' } } });
@@ -336,7 +370,7 @@ test('diagnostics in UTF-8: ranges converted with the document text; the whole-w
 
 test('diagnostics of a document that is not open: it is loaded and its first report awaited; one that cannot be loaded answers empty', async () => {
   const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule);
+  const versions = new DiagnosticsVersions(time.schedule, time.now);
   const uri = 'file:///w/closed.json';
   const fake = fakeHost({ onDisk: { [uri]: '{,}' } });
   const answer = editorDiagnostics({ uri, timeoutMs: 1000 }, { host: fake.host, versions });
@@ -366,7 +400,7 @@ test('diagnostics of a document that is not open: it is loaded and its first rep
 });
 
 test('definition: the position is converted to UTF-16 for the editor, links reduced, the asked document in the server spelling', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule);
+  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
   const asked = 'file:///c:/w/a.ts';
   const other = 'file:///c:/w/b.ts';
   const fake = fakeHost({ encoding: 'utf-32', documents: { [asked]: { version: 1, text: 'const 😀 = f😀o;' } }, onDisk: { [other]: 'export const 😀x = 1;' } });
@@ -386,7 +420,7 @@ test('definition: the position is converted to UTF-16 for the editor, links redu
 });
 
 test('definition of a document not open loads it; a failing provider answers empty with a log line', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule);
+  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
   const uri = 'file:///w/lib.ts';
   const fake = fakeHost({ onDisk: { [uri]: 'export function f() {}' } });
   fake.answers.fail = true;
@@ -398,7 +432,7 @@ test('definition of a document not open loads it; a failing provider answers emp
 });
 
 test('references: duplicates dropped, the declaration left out when includeDeclaration is false', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule);
+  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
   const uri = 'file:///w/a.ts';
   const fake = fakeHost({ documents: { [uri]: { version: 1, text: 'let n = 1;\nn++;\n' } } });
   const declaration = { uri, range: r(0, 4, 0, 5) };
@@ -411,7 +445,7 @@ test('references: duplicates dropped, the declaration left out when includeDecla
 });
 
 test('symbols: LSP kind numbers, duplicates dropped, a container only when given, a range only when known', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule);
+  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
   const fake = fakeHost({});
   fake.answers.symbols = [
     { name: 'SessionStore', kind: 4, uri: 'file:///w/store.py', range: r(9, 6, 9, 18) },
@@ -429,7 +463,7 @@ test('symbols: LSP kind numbers, duplicates dropped, a container only when given
 });
 
 test('hover: the hovers of every provider as one Markdown text, "" when none', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule);
+  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
   const uri = 'file:///w/a.ts';
   const fake = fakeHost({ documents: { [uri]: { version: 1, text: 'let n = 1;' } } });
   const params = { textDocument: { uri }, position: { line: 0, character: 4 } };
