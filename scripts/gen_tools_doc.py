@@ -23,7 +23,10 @@ import anyio
 from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin, LocalSearchPlugin
 from dsh_lsp.kernel import Kernel, Plugin
-from dsh_lsp.llm import JsonValue, ToolSchema
+from dsh_lsp.llm import JsonObject, JsonValue, ToolSchema
+from dsh_lsp.server.buffers import OpenDocuments
+from dsh_lsp.server.editor_intel import METHODS, EditorIntel, EditorIntelPlugin, EditorMethods
+from dsh_lsp.server.wire import ClientFeatures
 from dsh_lsp.shell import ShellPlugin
 from dsh_lsp.todo import TodoPlugin
 from dsh_lsp.tools import SYSTEM_PROMPT, TOOLS, PromptSection, ToolsPlugin, section_text
@@ -45,6 +48,31 @@ TOOL_PLUGINS: tuple[type[Plugin[Any]], ...] = (
 """Plugins loaded (after ``ToolsPlugin`` and ``LocalFileSystemPlugin``) to fill the registry."""
 
 
+class _Unconnected:
+    """A client channel that lends every ``dsh/editor/*`` method and answers nothing: the
+    language-server tools register as they do for such a client (offered only then)."""
+
+    features = ClientFeatures()
+
+    def notify(self, method: str, params: JsonObject) -> None:
+        """Drop the notification."""
+
+    async def request(self, method: str, params: JsonObject) -> JsonValue:
+        """Never called while the page is collected."""
+        raise AssertionError(method)
+
+
+def _editor_intel() -> EditorIntelPlugin:
+    intel = EditorIntel(_Unconnected(), EditorMethods(methods=frozenset(METHODS)))
+    return EditorIntelPlugin(
+        intel,
+        OpenDocuments(),
+        request_seconds=lambda: 5.0,
+        after_edit=lambda: True,
+        timeout_ms=lambda: 1500,
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegistrySnapshot:
     """What the page is rendered from: schemas, read-only flags and prompt sections."""
@@ -63,6 +91,7 @@ async def collect() -> RegistrySnapshot:
             await ctx.plugin(LocalFileSystemPlugin, {"roots": [workspace]})
             for plugin in TOOL_PLUGINS:
                 await ctx.plugin(plugin)
+            await ctx.plugin(_editor_intel())
             await kernel.wait_settled()
             registry = ctx.require(TOOLS)
             schemas = registry.schemas()
@@ -76,6 +105,14 @@ async def collect() -> RegistrySnapshot:
 def render(snapshot: RegistrySnapshot) -> str:
     """The Markdown page for ``snapshot``."""
     out = ["# Tools", "", BANNER, ""]
+    lent = [f"`{s.name}`" for s in snapshot.schemas if s.name in METHODS]
+    if lent:
+        out += [
+            f"{', '.join(lent)}: offered only when the editor lends the matching "
+            "`dsh/editor/*` request (`capabilities.experimental.dsh.editor`, see "
+            "`docs/protocol.md`); the model never sees them otherwise.",
+            "",
+        ]
     out += ["| Tool | Read-only | What it does |", "|---|---|---|"]
     for schema in snapshot.schemas:
         flag = "yes" if schema.name in snapshot.read_only else "no"

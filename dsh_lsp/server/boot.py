@@ -32,6 +32,7 @@ from dsh_lsp.llm import JsonValue
 
 from .buffers import OpenDocuments
 from .editor_fs import EditCapabilities, edit_capabilities
+from .editor_intel import EditorMethods, editor_methods
 from .errors import ServerError
 from .settings import (
     SECTION,
@@ -77,6 +78,7 @@ class ServerState:
         self.documents = documents if documents is not None else OpenDocuments()
         """The mirror of the client's open documents (fed by the protocol)."""
         self._edits: EditCapabilities | None = None
+        self._editor_methods = EditorMethods()
         self._progress = False
         self._plain: PlainClient | None = None
         self.init_options: JsonValue = None
@@ -104,6 +106,7 @@ class ServerState:
         encoding = ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities)
         client_name = None if params.client_info is None else params.client_info.name
         self._edits = edit_capabilities(params.capabilities, encoding, client_name=client_name)
+        self._editor_methods = editor_methods(params.capabilities)
         self.documents.encoding = self._edits.position_encoding
         window = params.capabilities.window
         self._progress = bool(window is not None and window.work_done_progress)
@@ -151,6 +154,7 @@ class ServerState:
     async def _boot(self) -> None:
         # The layers below the server load here, after ``initialize`` was answered.
         from .editor_fs import EDITOR, ChannelEditor, EditorSetup
+        from .editor_intel import EditorIntel, EditorIntelPlugin
         from .plain import PLAIN_CLIENT, PlainClientPlugin
         from .sessions import BRIDGE, ServerBridgePlugin, ShellAllowList, shell_allow_path
 
@@ -171,6 +175,16 @@ class ServerState:
                 self._ctx.provide(EDITOR, editor)
             self._loaded = self.settings.model
             await self._load_plugins(self._ctx, self.settings, self.roots)
+            if self._editor_methods:
+                await self._ctx.plugin(
+                    EditorIntelPlugin(
+                        EditorIntel(self.channel, self._editor_methods),
+                        self.documents,
+                        request_seconds=lambda: self.settings.editor.request_timeout_ms / 1000,
+                        after_edit=lambda: self.settings.editor.diagnostics_after_edit,
+                        timeout_ms=lambda: self.settings.editor.diagnostics_timeout_ms,
+                    )
+                )
             await self._ctx.plugin(
                 ServerBridgePlugin(
                     self.channel,

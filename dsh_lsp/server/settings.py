@@ -143,6 +143,21 @@ class EditSettings(BaseModel):
     off: the user saves."""
 
 
+class EditorSettings(BaseModel):
+    """What the agent takes from the editor's language servers (``dsh/editor/*``)."""
+
+    model_config = _CONFIG
+
+    diagnostics_after_edit: bool = True
+    """Add the new problems the editor's language servers report for the version an edit
+    wrote to the edit's result."""
+    diagnostics_timeout_ms: int = Field(default=1500, ge=0, le=10_000)
+    """How long an edit's result waits for the diagnostics of that version."""
+    request_timeout_ms: int = Field(default=5000, ge=100, le=60_000)
+    """How long a ``definition``/``references``/``symbols``/``hover``/``diagnostics`` tool
+    waits for the editor's answer."""
+
+
 class ShellSettings(BaseModel):
     """The command tools' limits (``bash``)."""
 
@@ -180,6 +195,7 @@ class DshSettings(BaseModel):
     model: ModelSettings = Field(default_factory=ModelSettings)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     edits: EditSettings = Field(default_factory=EditSettings)
+    editor: EditorSettings = Field(default_factory=EditorSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
     instructions: InstructionsSettings = Field(default_factory=InstructionsSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)

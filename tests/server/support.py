@@ -59,10 +59,13 @@ def stalled(text: str = "working on it") -> StreamResponse:
     return StreamResponse(steps=(Event(data=delta_payload({"content": text})), Stall(seconds=None)))
 
 
-def capabilities(spec: str, *, rich: bool = True) -> types.ClientCapabilities:
-    """The bundled capabilities of ``spec``, opted into the dsh protocol when ``rich``."""
+def capabilities(
+    spec: str, *, rich: bool = True, experimental: Json = None
+) -> types.ClientCapabilities:
+    """The bundled capabilities of ``spec``, opted into the dsh protocol when ``rich``
+    (``experimental``, when given, replaces the whole ``experimental`` capability)."""
     caps = pytest_lsp.client_capabilities(spec)
-    caps.experimental = RICH if rich else None
+    caps.experimental = experimental if experimental is not None else RICH if rich else None
     return caps
 
 
@@ -299,14 +302,18 @@ async def running_server(
     args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     shutdown: bool = True,
+    experimental: Json = None,
+    client: DshClient | None = None,
 ) -> AsyncIterator[Rig]:
     """Start a server, initialize it (workspace folder ``root/workspace``, sessions in
-    ``root/sessions`` unless ``init_options`` says otherwise), yield, then shut it down."""
+    ``root/sessions`` unless ``init_options`` says otherwise), yield, then shut it down.
+    ``experimental`` replaces the client's ``experimental`` capability; ``client`` is a
+    client from ``make_client`` with more handlers registered."""
     workspace = root / "workspace"
     sessions = root / "sessions"
     workspace.mkdir(parents=True, exist_ok=True)
     options = {"sessionDir": str(sessions)} if init_options is None else init_options
-    client = make_client()
+    client = client if client is not None else make_client()
     if configuration is not None:
         client.set_configuration(configuration, section="dsh")
     base_env = server_env(model.base_url, root / "state")
@@ -317,7 +324,7 @@ async def running_server(
     try:
         rig.extra["initialize"] = result = await client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities(spec, rich=rich),
+                capabilities=capabilities(spec, rich=rich, experimental=experimental),
                 client_info=types.ClientInfo(name=client_name(spec)),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=str(from_fs_path(str(workspace))), name="ws")

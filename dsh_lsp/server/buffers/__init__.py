@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
     from .positions import DEFAULT_ENCODING as DEFAULT_ENCODING
     from .positions import Position as Position
     from .positions import PositionEncoding as PositionEncoding
+    from .positions import index_at as index_at
     from .positions import parse_encoding as parse_encoding
     from .positions import positions_at as positions_at
     from .positions import splits_crlf as splits_crlf

@@ -183,6 +183,10 @@ class OpenDocuments:
     def __len__(self) -> int:
         return len(self._documents)
 
+    def all(self) -> tuple[OpenDocument, ...]:
+        """Every open document, in the order they were opened."""
+        return tuple(self._documents.values())
+
     def subscribe(self, listener: Callable[[DocumentEvent], None]) -> Callable[[], None]:
         """Call ``listener`` (synchronously; it must not raise) after every open, close and
         save; returns the unsubscriber."""

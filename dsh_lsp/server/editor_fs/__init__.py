@@ -9,6 +9,7 @@ client's position units (``text_edits``), labelled with the tool call's title
 (``edit_labels``, ``workspace_edits``); ``edit_delivery`` checks each edit against the next
 ``didChange``. Files the editor does not mirror come from disk (``closed_files``,
 ``disk_files``, ``overlays``); ``disk_policy`` decides when edits are saved.
+``edit_events`` is the seam around each open document's edit (``EDITOR_EDIT``).
 ``editor_connection`` and ``capabilities`` are what the provider needs from the editor.
 """
 
@@ -19,6 +20,8 @@ from dsh_lsp.server._lazy import lazy_face as _lazy_face
 if _typing.TYPE_CHECKING:
     from .capabilities import EditCapabilities as EditCapabilities
     from .capabilities import edit_capabilities as edit_capabilities
+    from .edit_events import EDITOR_EDIT as EDITOR_EDIT
+    from .edit_events import EditorEdit as EditorEdit
     from .editor_connection import ApplyOutcome as ApplyOutcome
     from .editor_connection import ChannelEditor as ChannelEditor
     from .editor_connection import EditorConnection as EditorConnection

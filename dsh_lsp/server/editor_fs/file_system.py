@@ -25,7 +25,7 @@ Disk policy: edits stay in the editor's buffers until saved (``disk_sync``, see
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Final
 
 import anyio
@@ -60,6 +60,7 @@ from .buffer_view import BufferView
 from .closed_files import ClosedFiles
 from .disk_policy import DiskSync
 from .edit_delivery import SETTLE_SECONDS, Delivery, deliver
+from .edit_events import EditorEdit
 from .edit_labels import current_label
 from .editor_connection import EditorConnection
 from .overlays import Overlays
@@ -72,11 +73,28 @@ STREAM_CHARS: Final = 1 << 20
 LabelSource = Callable[[str], EditLabel]
 """The label of the running tool call, given a fallback title."""
 
+EditAround = Callable[[EditorEdit, Callable[[], Awaitable[str]]], Awaitable[str]]
+"""Runs an open document's edit delivery (the second argument) around listeners (the
+``editor/edit`` waterfall); returns the version token."""
+
+
+async def _just_deliver(edit: EditorEdit, deliver_edit: Callable[[], Awaitable[str]]) -> str:
+    return await deliver_edit()
+
 
 class EditorFileSystem:
     """The editor-backed provider of ``FS``; see the module docstring. Owns no resources."""
 
-    __slots__ = ("_closed", "_disk", "_editor", "_labels", "_locks", "_settle", "disk_sync")
+    __slots__ = (
+        "_around",
+        "_closed",
+        "_disk",
+        "_editor",
+        "_labels",
+        "_locks",
+        "_settle",
+        "disk_sync",
+    )
 
     def __init__(
         self,
@@ -86,8 +104,10 @@ class EditorFileSystem:
         labels: LabelSource = current_label,
         settle: float = SETTLE_SECONDS,
         max_write_bytes: int = 32 << 20,
+        around: EditAround = _just_deliver,
     ) -> None:
         self._editor = editor
+        self._around = around
         self._disk = disk
         self._labels = labels
         self._settle = settle
@@ -241,9 +261,20 @@ class EditorFileSystem:
             confirm=label.confirm,
             display_path=target.display_path,
         )
-        token = await deliver(self._editor, delivery, settle=self._settle)
-        self.disk_sync.edited(document.uri)
-        return token if token is not None else documents.current_token(document)
+
+        async def send() -> str:
+            token = await deliver(self._editor, delivery, settle=self._settle)
+            self.disk_sync.edited(document.uri)
+            return token if token is not None else documents.current_token(document)
+
+        edit = EditorEdit(
+            uri=document.uri,
+            display_path=target.display_path,
+            before=base,
+            after=expected,
+            hunks=tuple(hunks),
+        )
+        return await self._around(edit, send)
 
     def _editor_state(self, document: OpenDocument) -> tuple[str, str]:
         """The text ``document`` holds in the editor and its token: an applied edit whose

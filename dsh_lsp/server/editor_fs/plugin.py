@@ -34,6 +34,7 @@ from dsh_lsp.session import SESSION_EVENT, TURN_END, SessionEventNotice
 from dsh_lsp.shell import SHELL_BEFORE_RUN, ShellRunIntent
 from dsh_lsp.tools import TOOLS, TOOLS_POST_EXECUTE, TOOLS_PRE_EXECUTE
 
+from .edit_events import EDITOR_EDIT
 from .edit_labels import label_listeners
 from .editor_connection import EditorConnection
 from .file_system import EditorFileSystem
@@ -77,7 +78,12 @@ class EditorFileSystemPlugin(Plugin[LocalFsConfig]):
             max_read_bytes=config.max_read_bytes, max_write_bytes=config.max_write_bytes
         )
         disk = LocalFileSystem(WorkspacePaths(config.roots), limits)
-        fs = EditorFileSystem(setup.connection, disk, max_write_bytes=config.max_write_bytes)
+        fs = EditorFileSystem(
+            setup.connection,
+            disk,
+            max_write_bytes=config.max_write_bytes,
+            around=lambda edit, send: ctx.waterfall(EDITOR_EDIT, edit, send),
+        )
         ctx.effect(lambda: setup.connection.documents.subscribe(fs.on_document_event))
         before, after = label_listeners(ctx.require(TOOLS), setup.confirm_edits)
         ctx.on(TOOLS_PRE_EXECUTE, before)

@@ -3,7 +3,7 @@
  *
  * `readServerSettings` turns the `dsh.*` configuration into the object sent as
  * `initializationOptions` and answered for `workspace/configuration` section `dsh`: the shape
- * the server validates (`model`, `permissions`, `edits`, `maxStepsPerTurn`, `sessionDir`). Unset or
+ * the server validates (`model`, `permissions`, `edits`, `editor`, `maxStepsPerTurn`, `sessionDir`). Unset or
  * invalid values are left out so the server's own defaults apply; invalid ones are reported
  * as problems. `readClientSettings` covers the keys only the extension uses.
  */
@@ -28,6 +28,7 @@ export interface ServerSettings {
   };
   permissions?: { edit?: EditPolicy; shell?: AskPolicy; readOutsideWorkspace?: AskPolicy; shellAllow?: string[] };
   edits?: { saveAfterTurn?: boolean };
+  editor?: { diagnosticsAfterEdit?: boolean; diagnosticsTimeoutMs?: number; requestTimeoutMs?: number };
   shell?: { defaultTimeout?: number; maxTimeout?: number };
   instructions?: { files?: string[] };
   compaction?: { threshold?: number };
@@ -66,6 +67,9 @@ export const SERVER_SETTING_SPECS: Readonly<Record<string, Kind>> = {
   'permissions.readOutsideWorkspace': { type: 'enum', values: ['ask', 'allow', 'deny'] },
   'permissions.shellAllow': { type: 'strings', keepEmpty: true },
   'edits.saveAfterTurn': { type: 'boolean' },
+  'editor.diagnosticsAfterEdit': { type: 'boolean' },
+  'editor.diagnosticsTimeoutMs': { type: 'integer', minimum: 0, maximum: 10_000 },
+  'editor.requestTimeoutMs': { type: 'integer', minimum: 100, maximum: 60_000 },
   'shell.defaultTimeout': { type: 'number', above: 0, maximum: 86_400 },
   'shell.maxTimeout': { type: 'number', above: 0, maximum: 86_400 },
   'instructions.files': { type: 'strings', keepEmpty: true },

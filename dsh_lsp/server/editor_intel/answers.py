@@ -1,0 +1,222 @@
+"""The client's ``dsh/editor/*`` answers, validated at the trust boundary (server layer).
+
+pydantic models read each answer (unknown fields ignored, as LSP asks); ``read_*`` turn a
+valid answer into the frozen values the tools use and raise ``EditorAnswerError`` naming the
+method and the first bad field for anything else, so a broken client gives the model a
+clear tool error and the server goes on serving.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from dsh_lsp.kernel import DshError
+from dsh_lsp.llm import JsonValue
+
+M = TypeVar("M", bound=BaseModel)
+
+_OPEN = ConfigDict(extra="ignore", frozen=True, alias_generator=to_camel, populate_by_name=True)
+
+
+class EditorAnswerError(DshError):
+    """The editor answered a ``dsh/editor/*`` request with an error or a malformed result."""
+
+    code: ClassVar[str] = "EDITOR_BAD_ANSWER"
+
+
+class EditorNoAnswerError(DshError):
+    """The editor did not answer a ``dsh/editor/*`` request in time."""
+
+    code: ClassVar[str] = "EDITOR_NO_ANSWER"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spot:
+    """A zero-based position in the negotiated encoding."""
+
+    line: int
+    character: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Problem:
+    """One diagnostic: where it starts and ends, how bad it is (1 error … 4 hint)."""
+
+    start: Spot
+    end: Spot
+    severity: int
+    message: str
+    code: str | None = None
+    source: str | None = None
+
+    @property
+    def key(self) -> tuple[int, str, str | None, str | None]:
+        """What makes two problems the same problem, wherever they are."""
+        return (self.severity, self.message, self.code, self.source)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentProblems:
+    """The diagnostics of one document, and the version they describe (None: unknown)."""
+
+    uri: str
+    version: int | None
+    complete: bool
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Place:
+    """A location: a URI and the start of its range (None: the server gave none)."""
+
+    uri: str
+    start: Spot | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SymbolInfo:
+    """One workspace symbol."""
+
+    name: str
+    kind: int
+    container: str | None
+    place: Place
+
+
+class _Position(BaseModel):
+    model_config = _OPEN
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class _Range(BaseModel):
+    model_config = _OPEN
+    start: _Position
+    end: _Position
+
+
+class _Diagnostic(BaseModel):
+    model_config = _OPEN
+    range: _Range
+    severity: int | None = Field(default=None, ge=1, le=4)
+    code: str | int | None = None
+    source: str | None = None
+    message: str
+
+
+class _Item(BaseModel):
+    model_config = _OPEN
+    uri: str
+    version: int | None = None
+    complete: bool = True
+    diagnostics: list[_Diagnostic] = Field(default_factory=list)
+
+
+class _Diagnostics(BaseModel):
+    model_config = _OPEN
+    items: list[_Item]
+
+
+class _Location(BaseModel):
+    model_config = _OPEN
+    uri: str
+    range: _Range | None = None
+
+
+class _Locations(BaseModel):
+    model_config = _OPEN
+    locations: list[_Location]
+
+
+class _Symbol(BaseModel):
+    model_config = _OPEN
+    name: str
+    kind: int = 0
+    container_name: str | None = None
+    location: _Location
+
+
+class _Symbols(BaseModel):
+    model_config = _OPEN
+    symbols: list[_Symbol]
+
+
+class _Hover(BaseModel):
+    model_config = _OPEN
+    contents: str
+
+
+def _spot(position: _Position) -> Spot:
+    return Spot(line=position.line, character=position.character)
+
+
+def _validate(model: type[M], method: str, answer: JsonValue) -> M:
+    try:
+        return model.model_validate(answer)
+    except ValidationError as exc:
+        first = exc.errors(include_input=False, include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "result"
+        raise EditorAnswerError(
+            f"the editor's answer to dsh/editor/{method} is malformed ({where}: {first['msg']})"
+        ) from None
+
+
+def read_diagnostics(answer: JsonValue) -> tuple[DocumentProblems, ...]:
+    """The documents of a ``dsh/editor/diagnostics`` answer. Raises EditorAnswerError."""
+    parsed = _validate(_Diagnostics, "diagnostics", answer)
+    return tuple(
+        DocumentProblems(
+            uri=item.uri,
+            version=item.version,
+            complete=item.complete,
+            problems=tuple(
+                Problem(
+                    start=_spot(d.range.start),
+                    end=_spot(d.range.end),
+                    severity=d.severity or 1,
+                    message=d.message,
+                    code=None if d.code is None else str(d.code),
+                    source=d.source,
+                )
+                for d in item.diagnostics
+            ),
+        )
+        for item in parsed.items
+    )
+
+
+def read_locations(method: str, answer: JsonValue) -> tuple[Place, ...]:
+    """The locations of a ``definition`` / ``references`` answer, without duplicates.
+    Raises EditorAnswerError."""
+    parsed = _validate(_Locations, method, answer)
+    places = (
+        Place(uri=loc.uri, start=None if loc.range is None else _spot(loc.range.start))
+        for loc in parsed.locations
+    )
+    return tuple(dict.fromkeys(places))
+
+
+def read_symbols(answer: JsonValue) -> tuple[SymbolInfo, ...]:
+    """The symbols of a ``dsh/editor/symbols`` answer. Raises EditorAnswerError."""
+    parsed = _validate(_Symbols, "symbols", answer)
+    return tuple(
+        SymbolInfo(
+            name=s.name,
+            kind=s.kind,
+            container=s.container_name,
+            place=Place(
+                uri=s.location.uri,
+                start=None if s.location.range is None else _spot(s.location.range.start),
+            ),
+        )
+        for s in parsed.symbols
+    )
+
+
+def read_hover(answer: JsonValue) -> str:
+    """The Markdown text of a ``dsh/editor/hover`` answer. Raises EditorAnswerError."""
+    return _validate(_Hover, "hover", answer).contents
