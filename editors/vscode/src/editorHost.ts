@@ -64,6 +64,7 @@ export interface EditorServicesDeps {
   /** The connection's negotiated position encoding. */
   encoding(): PositionEncoding;
   warn(message: string): void;
+  info(message: string): void;
 }
 
 /** The handlers of the five `dsh/editor/*` requests, answered from the editor's other language servers. */
@@ -72,7 +73,7 @@ export class EditorServices implements vscode.Disposable {
   private readonly host: EditorHost;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(deps: EditorServicesDeps) {
+  constructor(private readonly deps: EditorServicesDeps) {
     this.versions = new DiagnosticsVersions((ms, run) => {
       const handle = setTimeout(run, ms);
       return () => clearTimeout(handle);
@@ -90,8 +91,17 @@ export class EditorServices implements vscode.Disposable {
     this.host = vscodeEditorHost(deps);
   }
 
-  diagnostics(params: unknown, cancel?: Cancel): Promise<EditorDiagnosticsResult> {
-    return editorDiagnostics(params, { host: this.host, versions: this.versions }, cancel);
+  /** `dsh/editor/diagnostics`; a request for a version logs how long its report took (one line per agent edit). */
+  async diagnostics(params: unknown, cancel?: Cancel): Promise<EditorDiagnosticsResult> {
+    const started = Date.now();
+    const result = await editorDiagnostics(params, { host: this.host, versions: this.versions }, cancel);
+    const asked = typeof params === 'object' && params !== null ? (params as { version?: unknown }).version : undefined;
+    const item = result.items[0];
+    if (typeof asked === 'number' && item !== undefined) {
+      const outcome = item.version === asked ? 'reported' : `not reported (answered version ${String(item.version)})`;
+      this.deps.info(`dsh: diagnostics of ${item.uri} v${asked}: ${outcome} after ${Date.now() - started} ms, ${item.diagnostics.length} diagnostics`);
+    }
+    return result;
   }
   definition(params: unknown): Promise<EditorLocationsResult> {
     return editorDefinition(params, { host: this.host, versions: this.versions });

@@ -40,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ownDiagnostics: (uri) => client.ownDiagnostics(uri),
     encoding: () => client.positionEncoding(),
     warn: (message) => log.warn(message),
+    info: (message) => log.info(message),
   });
   context.subscriptions.push(editor);
   const client: DshClient = new DshClient(

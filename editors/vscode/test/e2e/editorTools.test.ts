@@ -8,8 +8,6 @@
  * new problems"; a language server that never reports on the new version is never taken for
  * current; `definition` answers with the editor's location; without the capability the tools
  * are not offered.
- *
- * `DSH_EDITOR_TOOLS=pending` reports these as todo for a server without `dsh/editor/*`.
  */
 
 import assert from 'node:assert/strict';
@@ -24,7 +22,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const available = existsSync(path.join(VENV_BIN, 'dsh-lsp'));
 const skip = available ? false : 'no .venv/bin/dsh-lsp: install the repository venv first';
-const options = { skip, todo: process.env.DSH_EDITOR_TOOLS === 'pending' ? 'the server does not send dsh/editor/* yet' : false };
+const options = { skip };
 let root: string;
 const cleanups: (() => unknown)[] = [];
 

@@ -15,7 +15,7 @@
 // keeps the file valid (read back from what the scripted model server recorded).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -337,9 +337,18 @@ try {
   // clean before and after: VS Code still reports a diagnostics change for the new version
   checks.cleanEditNoNewProblems = /no new problems/i.test(cleanResult);
   const markers = await page.evaluate(() => document.querySelectorAll('.squiggly-error').length);
-  timings.json = { errorSquigglesAfterFix: markers };
+  // The extension logs, per versioned request, how long the JSON server took to report on it.
+  const logFiles = readdirSync(path.join(opt.work, 'user-data', 'logs'), { recursive: true }).filter((name) => String(name).endsWith('dsh.log'));
+  const waits = logFiles
+    .flatMap((name) => readFileSync(path.join(opt.work, 'user-data', 'logs', String(name)), 'utf8').split('\n'))
+    .flatMap((line) => {
+      const match = /diagnostics of \S*data\.json v(\d+): (reported|not reported[^)]*\)) after (\d+) ms/.exec(line);
+      return match ? [{ version: Number(match[1]), outcome: match[2], ms: Number(match[3]) }] : [];
+    });
+  timings.json = { errorSquigglesAfterFix: markers, diagnosticsWaits: waits };
+  checks.everyEditVersionReported = waits.length === 3 && waits.every((wait) => wait.outcome === 'reported');
   log(`edit result: ${JSON.stringify(brokenResult)}; fix result: ${JSON.stringify(fixedResult)}; clean edit: ${JSON.stringify(cleanResult)}`);
-  await page.screenshot({ path: path.join(opt.results, 'vscode-diagnostics.png') });
+  await page.screenshot({ path: path.join(opt.results, 'vscode-diagnostics.png') }).catch((error) => log(`no screenshot: ${error}`));
 } catch (error) {
   checks.error = String(error?.stack ?? error);
   log(checks.error);
@@ -350,7 +359,7 @@ try {
   await browser?.close().catch(() => undefined);
   cleanup();
 }
-const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems', 'cleanEditNoNewProblems'];
+const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems', 'cleanEditNoNewProblems', 'everyEditVersionReported'];
 const failed = required.filter((name) => checks[name] !== true);
 console.log(`${required.length - failed.length} passed, ${failed.length} failed${failed.length ? `: ${failed.join(', ')}` : ''}`);
 process.exit(failed.length ? 1 : 0);
