@@ -12,7 +12,8 @@
 // own JSON language server attaches), the agent's first edit breaks it and its second fixes it;
 // the model must have been told, in the first edit's result, the JSON server's error for the
 // version that edit wrote, and "No new problems." in the second's and in a third edit's that
-// keeps the file valid (read back from what the scripted model server recorded).
+// keeps the file valid (read back from what the scripted model server recorded); between them
+// the agent's `diagnostics` tool lists the error, and its card's `data.json:3` opens that line.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,6 +100,7 @@ const textTurn = (text) => ({ stream: [{ data: payload({ content: text }) }, { d
 script.responses.push(
   toolTurn('call_read_json', 'read', { file_path: dataFile }),
   toolTurn('call_break_json', 'edit', { file_path: dataFile, old_string: '"b": 2', new_string: '"b": 2 "c": 3' }),
+  toolTurn('call_diag_json', 'diagnostics', { path: dataFile }),
   toolTurn('call_fix_json', 'edit', { file_path: dataFile, old_string: '"b": 2 "c": 3', new_string: '"b": 2, "c": 3' }),
   toolTurn('call_clean_json', 'edit', { file_path: dataFile, old_string: '"a": 1', new_string: '"a": 10' }),
   textTurn('Added `c` to data.json.'),
@@ -336,6 +338,13 @@ try {
   checks.fixResultNoNewProblems = /no new problems/i.test(fixedResult) && !/expected comma/i.test(fixedResult);
   // clean before and after: VS Code still reports a diagnostics change for the new version
   checks.cleanEditNoNewProblems = /no new problems/i.test(cleanResult);
+  // The diagnostics tool's card lists the problem's place; a click opens data.json at that line.
+  checks.diagnosticsToolAnswered = /data\.json:3:10: error: Expected comma/.test(toolResultText('call_diag_json'));
+  const place = chat.locator('.item-tool', { hasText: 'Diagnostics' }).locator('.locations button', { hasText: 'data.json:3' });
+  checks.diagnosticsCardLocation = (await place.count()) === 1;
+  await place.click();
+  await page.waitForSelector('.statusbar-item:has-text("Ln 3, Col 1")');
+  checks.locationOpensLine = true;
   const markers = await page.evaluate(() => document.querySelectorAll('.squiggly-error').length);
   // The extension logs, per versioned request, how long the JSON server took to report on it.
   const logFiles = readdirSync(path.join(opt.work, 'user-data', 'logs'), { recursive: true }).filter((name) => String(name).endsWith('dsh.log'));
@@ -359,7 +368,7 @@ try {
   await browser?.close().catch(() => undefined);
   cleanup();
 }
-const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems', 'cleanEditNoNewProblems', 'everyEditVersionReported'];
+const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems', 'cleanEditNoNewProblems', 'everyEditVersionReported', 'diagnosticsToolAnswered', 'diagnosticsCardLocation', 'locationOpensLine'];
 const failed = required.filter((name) => checks[name] !== true);
 console.log(`${required.length - failed.length} passed, ${failed.length} failed${failed.length ? `: ${failed.join(', ')}` : ''}`);
 process.exit(failed.length ? 1 : 0);
