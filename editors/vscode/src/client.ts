@@ -6,9 +6,9 @@
  * (doubling delays, giving up after repeated quick crashes); `restart()` is the manual path
  * and resets the policy. The client advertises `experimental.dsh`, sends the typed server
  * settings as `initializationOptions`, answers `workspace/configuration` for section `dsh`
- * with the same object, and routes `dsh/session/update`, `dsh/requestPermission` and
- * `dsh/saveDocuments` to the handlers given at construction, re-registering them on every
- * new client.
+ * with the same object, and routes `dsh/session/update`, `dsh/requestPermission`,
+ * `dsh/saveDocuments` and the five `dsh/editor/*` requests to the handlers given at
+ * construction, re-registering them on every new client.
  */
 
 import * as vscode from 'vscode';
@@ -23,7 +23,17 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { RestartPolicy } from './core/backoff';
-import { CLIENT_CAPABILITY, Methods, type PermissionResponse, type SaveDocumentsResult } from './core/protocol';
+import {
+  CLIENT_CAPABILITY,
+  type EditorDiagnosticsResult,
+  type EditorHoverResult,
+  type EditorLocationsResult,
+  type EditorSymbolsResult,
+  Methods,
+  type PermissionResponse,
+  type PositionEncoding,
+  type SaveDocumentsResult,
+} from './core/protocol';
 import type { ServerLaunch } from './core/serverCommand';
 import type { ServerSettings } from './core/settings';
 import type { ServerState } from './core/statusModel';
@@ -46,6 +56,16 @@ export interface ClientHandlers {
   onSaveDocuments(params: unknown): Promise<SaveDocumentsResult>;
   /** The connection is gone: fail whatever waited on it. */
   onConnectionLost(reason: string): void;
+  /** `dsh/editor/*`: answered from the editor's other language servers. */
+  editor: EditorRequestHandlers;
+}
+
+export interface EditorRequestHandlers {
+  diagnostics(params: unknown, token: vscode.CancellationToken): Promise<EditorDiagnosticsResult>;
+  definition(params: unknown): Promise<EditorLocationsResult>;
+  references(params: unknown): Promise<EditorLocationsResult>;
+  symbols(params: unknown): Promise<EditorSymbolsResult>;
+  hover(params: unknown): Promise<EditorHoverResult>;
 }
 
 class DshCapabilityFeature implements StaticFeature {
@@ -149,6 +169,17 @@ export class DshClient implements vscode.Disposable {
       .catch((error: unknown) => this.deps.log.warn(`dsh: didChangeConfiguration: ${String(error)}`));
   }
 
+  /** The position encoding the running server chose (`utf-16` before it answered `initialize`). */
+  positionEncoding(): PositionEncoding {
+    const chosen = this.client?.initializeResult?.capabilities.positionEncoding;
+    return chosen === 'utf-8' || chosen === 'utf-32' ? chosen : 'utf-16';
+  }
+
+  /** The diagnostics dsh-lsp itself published for `uri` (none today), so answers can leave them out. */
+  ownDiagnostics(uri: vscode.Uri): readonly vscode.Diagnostic[] {
+    return this.client?.diagnostics?.get(uri) ?? [];
+  }
+
   dispose(): void {
     void this.stop();
     this.disposed = true;
@@ -193,6 +224,12 @@ export class DshClient implements vscode.Disposable {
         this.handlers.onRequestPermission(params, token),
       );
       client.onRequest(Methods.saveDocuments, (params: unknown) => this.handlers.onSaveDocuments(params));
+      const editor = this.handlers.editor;
+      client.onRequest(Methods.editorDiagnostics, (params: unknown, token: vscode.CancellationToken) => editor.diagnostics(params, token));
+      client.onRequest(Methods.editorDefinition, (params: unknown) => editor.definition(params));
+      client.onRequest(Methods.editorReferences, (params: unknown) => editor.references(params));
+      client.onRequest(Methods.editorSymbols, (params: unknown) => editor.symbols(params));
+      client.onRequest(Methods.editorHover, (params: unknown) => editor.hover(params));
       this.client = client;
       this.policy.started(this.deps.clock.now());
       await client.start();

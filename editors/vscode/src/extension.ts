@@ -13,6 +13,7 @@ import { saveDocuments } from './core/saveDocuments';
 import { resolveServerLaunch } from './core/serverCommand';
 import { readClientSettings, readServerSettings } from './core/settings';
 import { PROPOSED_SCHEME, ProposedDocuments } from './diffView';
+import { EditorServices } from './editorHost';
 import { Sessions } from './sessions';
 import { StatusBar } from './statusBar';
 import { openDocuments, pythonInterpreter, readSetting, realClock, SECTION, substitutions, which, workspaceRoot } from './vscodeapi';
@@ -35,6 +36,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   const sessions = new Sessions(rpc, workspaceRoot, log, (sessionId) => approvals.cancelSession(sessionId));
   const approvals: Approvals = new Approvals(sessions, log, () => void chat.reveal());
+  const editor = new EditorServices({
+    ownDiagnostics: (uri) => client.ownDiagnostics(uri),
+    encoding: () => client.positionEncoding(),
+    warn: (message) => log.warn(message),
+    info: (message) => log.info(message),
+  });
+  context.subscriptions.push(editor);
   const client: DshClient = new DshClient(
     {
       log,
@@ -60,6 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         approvals.dropAll();
         sessions.connectionLost(reason);
       },
+      editor,
     },
   );
   running = client;

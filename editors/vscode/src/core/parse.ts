@@ -11,6 +11,9 @@ import {
   TOOL_KINDS,
   TOOL_STATUSES,
   type ContentBlock,
+  type EditorDiagnosticsParams,
+  type EditorPositionParams,
+  type EditorSymbolsParams,
   type PermissionOption,
   type PermissionRequestParams,
   type PermissionToolCall,
@@ -45,7 +48,7 @@ function oneOf<T extends string>(values: readonly T[], value: unknown): T | unde
   return typeof value === 'string' && (values as readonly string[]).includes(value) ? (value as T) : undefined;
 }
 
-function parsePosition(value: unknown): Position | undefined {
+export function parsePosition(value: unknown): Position | undefined {
   if (!isObject(value)) return undefined;
   const line = num(value, 'line');
   const character = num(value, 'character');
@@ -268,6 +271,38 @@ export function parsePermissionRequest(value: unknown): PermissionRequestParams 
 export function parseSaveDocuments(value: unknown): SaveDocumentsParams | undefined {
   if (!isObject(value) || !Array.isArray(value.uris)) return undefined;
   return { uris: value.uris.filter((uri): uri is string => typeof uri === 'string') };
+}
+
+/** `dsh/editor/diagnostics` params (a malformed optional field is dropped), or `undefined` when not an object. */
+export function parseEditorDiagnostics(value: unknown): EditorDiagnosticsParams | undefined {
+  if (value === null || value === undefined) return {};
+  if (!isObject(value)) return undefined;
+  const params: EditorDiagnosticsParams = {};
+  const uri = str(value, 'uri');
+  if (uri !== undefined) params.uri = uri;
+  const version = num(value, 'version');
+  if (version !== undefined && uri !== undefined) params.version = version;
+  const timeoutMs = num(value, 'timeoutMs');
+  if (timeoutMs !== undefined && timeoutMs > 0) params.timeoutMs = timeoutMs;
+  return params;
+}
+
+/** `dsh/editor/definition|references|hover` params, or `undefined` without a uri and a position. */
+export function parseEditorPosition(value: unknown): EditorPositionParams | undefined {
+  if (!isObject(value) || !isObject(value.textDocument)) return undefined;
+  const uri = str(value.textDocument, 'uri');
+  const position = parsePosition(value.position);
+  if (uri === undefined || position === undefined || position.line < 0 || position.character < 0) return undefined;
+  const params: EditorPositionParams = { textDocument: { uri }, position };
+  if (typeof value.includeDeclaration === 'boolean') params.includeDeclaration = value.includeDeclaration;
+  return params;
+}
+
+/** `dsh/editor/symbols` params, or `undefined` without a string `query`. */
+export function parseEditorSymbols(value: unknown): EditorSymbolsParams | undefined {
+  if (!isObject(value)) return undefined;
+  const query = str(value, 'query');
+  return query === undefined ? undefined : { query };
 }
 
 export function parseSessionList(value: unknown): SessionInfo[] {

@@ -15,10 +15,22 @@ export const Methods = {
   sessionUpdate: 'dsh/session/update',
   requestPermission: 'dsh/requestPermission',
   saveDocuments: 'dsh/saveDocuments',
+  editorDiagnostics: 'dsh/editor/diagnostics',
+  editorDefinition: 'dsh/editor/definition',
+  editorReferences: 'dsh/editor/references',
+  editorSymbols: 'dsh/editor/symbols',
+  editorHover: 'dsh/editor/hover',
 } as const;
 
 /** What the client puts under `capabilities.experimental.dsh` in `initialize`. */
-export const CLIENT_CAPABILITY = { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true } as const;
+export const CLIENT_CAPABILITY = {
+  version: 1,
+  sessionUpdates: true,
+  permissions: true,
+  saveDocuments: true,
+  /** The `dsh/editor/*` requests this client answers from the editor's other language servers. */
+  editor: { diagnostics: true, definition: true, references: true, symbols: true, hover: true },
+} as const;
 
 export interface Position {
   line: number;
@@ -188,4 +200,70 @@ export interface SessionResumeParams {
 }
 export interface CancelParams {
   sessionId: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// `dsh/editor/*` (server → client): the editor's other language servers lent to the agent.
+// Positions are in the connection's negotiated position encoding; uris are `file://` uris.
+
+/** The position encodings LSP names (`PositionEncodingKind`). */
+export type PositionEncoding = 'utf-8' | 'utf-16' | 'utf-32';
+
+export interface EditorDiagnosticsParams {
+  uri?: string;
+  version?: number;
+  timeoutMs?: number;
+}
+/** An LSP `Diagnostic` as the wire carries it (`severity` 1 error … 4 hint). */
+export interface WireDiagnostic {
+  range: Range;
+  severity?: 1 | 2 | 3 | 4;
+  code?: string | number;
+  source?: string;
+  message: string;
+}
+export interface EditorDiagnosticsItem {
+  uri: string;
+  /** The document version these diagnostics describe, `null` when the client cannot tell. */
+  version: number | null;
+  /** `false` when `timeoutMs` passed before the language servers reported on the asked version. */
+  complete: boolean;
+  diagnostics: WireDiagnostic[];
+}
+export interface EditorDiagnosticsResult {
+  items: EditorDiagnosticsItem[];
+}
+
+/** `dsh/editor/definition`, `dsh/editor/references` and `dsh/editor/hover` params. */
+export interface EditorPositionParams {
+  textDocument: { uri: string };
+  position: Position;
+  /** `references` only (default `true`). */
+  includeDeclaration?: boolean;
+}
+export interface WireLocation {
+  uri: string;
+  range: Range;
+}
+export interface EditorLocationsResult {
+  locations: WireLocation[];
+}
+
+export interface EditorSymbolsParams {
+  query: string;
+}
+export interface WireSymbol {
+  name: string;
+  /** The LSP `SymbolKind` number (1 file … 26 type parameter). */
+  kind: number;
+  containerName?: string;
+  location: { uri: string; range?: Range };
+}
+export interface EditorSymbolsResult {
+  symbols: WireSymbol[];
+}
+
+export interface EditorHoverResult {
+  /** Markdown; several servers' hovers joined by a blank line; `""` when there is none. */
+  contents: string;
 }

@@ -12,6 +12,7 @@ import { lineDiff, optionStyle, relativeText } from '../core/lineDiff';
 import { IncrementalMarkdown, turnErrorHtml } from '../core/markdown';
 import { compactionText, instructionsText } from '../core/notices';
 import type { ContentBlock, ToolCallContent, Usage } from '../core/protocol';
+import { cardLayout } from '../core/toolCards';
 import type { ChatItem, ChatState } from '../core/viewModel';
 
 const TEXT_LIMIT = 4000;
@@ -240,7 +241,8 @@ export class ChatRenderer {
     } else head.append(el('span', 'title', call.title));
     head.append(el('span', `badge kind-${call.toolKind}`, call.toolKind));
     const body = el('div', 'card-body');
-    if (call.locations.length > 1) {
+    const layout = cardLayout(call);
+    if (layout.listLocations) {
       const locations = el('div', 'locations');
       for (const location of call.locations) {
         const shown = displayPath(location.path, this.cwd);
@@ -249,7 +251,7 @@ export class ChatRenderer {
       }
       body.append(locations);
     }
-    renderToolContent(body, item.id, call.content, this.cwd, { folded: call.toolKind === 'read' });
+    renderToolContent(body, item.id, call.content, this.cwd, { folded: layout.foldText });
     if (call.content.length === 0 && call.rawInput !== undefined) {
       const details = el('details', 'raw-input');
       details.append(el('summary', '', 'Input'), el('pre', '', truncated(JSON.stringify(call.rawInput, null, 2))));

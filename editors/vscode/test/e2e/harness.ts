@@ -10,6 +10,11 @@
  *   VS Code does, and an `onApplyEdit` hook lets a test "type" before the edit lands. It
  *   answers `dsh/saveDocuments` as the extension does: each listed open document is written
  *   to disk (followed by `didSave`) and named in `saved`.
+ * - `LanguageServers` plays the editor's *other* language servers: a JSON checker that reports
+ *   each version of an open `.json` document shortly after it changes (as VS Code's JSON server
+ *   does), and definitions/references/symbols/hovers a test sets. The editor answers the
+ *   `dsh/editor/*` requests with the extension's own handlers (`src/core/editorRequests.ts`)
+ *   over an `EditorHost` built on these documents, so the version rule is the extension's.
  * - `DshServer` spawns `.venv/bin/dsh-lsp --stdio`, initializes it with VS Code-like
  *   capabilities plus `experimental.dsh`, and records every `dsh/session/update`.
  */
@@ -33,6 +38,22 @@ import {
   type TextDocumentEdit,
   type TextEdit,
 } from 'vscode-languageserver-protocol';
+import {
+  DiagnosticsVersions,
+  editorDefinition,
+  editorDiagnostics,
+  editorHover,
+  editorReferences,
+  editorSymbols,
+  type EditorHost,
+  type EditorRequestDeps,
+  type HostDiagnostic,
+  type HostHoverPart,
+  type HostLocation,
+  type HostLocationLink,
+  type HostSymbol,
+} from '../../src/core/editorRequests';
+import { CLIENT_CAPABILITY } from '../../src/core/protocol';
 import { VENV_BIN } from '../paths';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- decoded JSON in tests
@@ -181,8 +202,58 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
   return out;
 }
 
+/** Where `JSON.parse` fails in `text`, as a diagnostic (VS Code numbering), or none. */
+export function jsonProblems(text: string): HostDiagnostic[] {
+  try {
+    JSON.parse(text);
+    return [];
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const at = /position (\d+)/.exec(message);
+    const offset = at ? Number(at[1]) : 0;
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length - 1;
+    const character = offset - (before.lastIndexOf('\n') + 1);
+    return [{ range: { start: { line, character }, end: { line, character: character + 1 } }, severity: 0, source: 'json', message: message.replace(/ in JSON at position \d+.*$/, '') }];
+  }
+}
+
+/** The editor's other language servers, as the tests need them. */
+export class LanguageServers {
+  readonly diagnostics = new Map<string, HostDiagnostic[]>();
+  definitions: (HostLocation | HostLocationLink)[] = [];
+  references: HostLocation[] = [];
+  symbols: HostSymbol[] = [];
+  hovers: HostHoverPart[][] = [];
+  /** Uris whose reports are held back (a slow language server). */
+  readonly silent = new Set<string>();
+  /** Every (uri, version) the JSON checker reported on, in order. */
+  readonly reports: { uri: string; version: number }[] = [];
+
+  constructor(private readonly versions: DiagnosticsVersions) {}
+
+  /** A document changed: check it on the next turn of the event loop, like a real server would. */
+  changed(document: OpenDocument): void {
+    if (!document.uri.endsWith('.json') || this.silent.has(document.uri)) return;
+    const { uri, version } = document;
+    setImmediate(() => {
+      if (document.version !== version) return; // a newer version is on its way
+      this.diagnostics.set(uri, jsonProblems(document.text));
+      this.reports.push({ uri, version });
+      this.versions.diagnosticsChanged(uri);
+    });
+  }
+}
+
 export class Editor {
   readonly documents = new Map<string, OpenDocument>();
+  readonly versions = new DiagnosticsVersions((ms, run) => {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  });
+  readonly languageServers = new LanguageServers(this.versions);
+  /** Every `dsh/editor/*` request the server sent, with the answer given. */
+  readonly editorRequests: { method: string; params: Json; answer: unknown }[] = [];
   readonly applyEdits: ApplyWorkspaceEditParams[] = [];
   /** Every `dsh/saveDocuments` the server sent, with the answer given. */
   readonly saveRequests: { uris: string[]; saved: string[] }[] = [];
@@ -197,6 +268,7 @@ export class Editor {
     void this.connection?.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri: document.uri, languageId, version: document.version, text },
     });
+    this.reached(document);
     return document;
   }
 
@@ -218,6 +290,59 @@ export class Editor {
       textDocument: { uri, version: document.version },
       contentChanges: [{ range: { start: { line, character }, end: { line: endLine, character: endCharacter } }, text: newText }],
     });
+    this.reached(document);
+  }
+
+  /** The document is at a new version: the version clock and the language servers hear of it. */
+  private reached(document: OpenDocument): void {
+    this.versions.documentVersion(document.uri, document.version);
+    this.languageServers.changed(document);
+  }
+
+  /** The host the extension's `dsh/editor/*` handlers read this editor through. */
+  host(): EditorHost {
+    const servers = this.languageServers;
+    const linesOf = (text: string) => {
+      const lines = text.split('\n');
+      return (n: number) => lines[n];
+    };
+    return {
+      canonical: (uri) => new URL(uri).href,
+      version: (uri) => this.documents.get(uri)?.version,
+      load: async (uri) => this.open(fileURLToPath(uri), readFileSync(fileURLToPath(uri), 'utf8'), uri.endsWith('.json') ? 'json' : 'python').version,
+      lines: async (uri) => {
+        const open = this.documents.get(uri);
+        if (open !== undefined) return linesOf(open.text);
+        try {
+          return linesOf(readFileSync(fileURLToPath(uri), 'utf8'));
+        } catch {
+          return undefined;
+        }
+      },
+      diagnostics: (uri) => servers.diagnostics.get(uri) ?? [],
+      allDiagnostics: () => [...servers.diagnostics.entries()],
+      definitions: async () => servers.definitions,
+      references: async () => servers.references,
+      workspaceSymbols: async () => servers.symbols,
+      hovers: async () => servers.hovers,
+      encoding: () => 'utf-16',
+      warn: () => undefined,
+    };
+  }
+
+  /** Answer one `dsh/editor/*` request with the extension's handler; record it. */
+  async answerEditor(method: string, params: Json, cancel?: { isCancellationRequested: boolean; onCancellationRequested(listener: () => unknown): { dispose(): unknown } }): Promise<unknown> {
+    const deps: EditorRequestDeps = { host: this.host(), versions: this.versions };
+    const handlers: Record<string, () => Promise<unknown>> = {
+      'dsh/editor/diagnostics': () => editorDiagnostics(params, deps, cancel),
+      'dsh/editor/definition': () => editorDefinition(params, deps),
+      'dsh/editor/references': () => editorReferences(params, deps),
+      'dsh/editor/symbols': () => editorSymbols(params, deps),
+      'dsh/editor/hover': () => editorHover(params, deps),
+    };
+    const answer = await (handlers[method] ?? (async () => null))();
+    this.editorRequests.push({ method, params, answer });
+    return answer;
   }
 
   /** Resolves with the next `dsh/saveDocuments` request once it has been answered; rejects after `timeoutMs`. */
@@ -268,6 +393,7 @@ export class Editor {
         textDocument: { uri: document.uri, version: document.version },
         contentChanges: [{ text: document.text }],
       });
+      this.reached(document);
     }
     return { applied: true };
   }
@@ -322,6 +448,9 @@ export class DshServer {
     });
     connection.onRequest(ApplyWorkspaceEditRequest.type, (params) => editor.handleApplyEdit(params));
     connection.onRequest('dsh/saveDocuments', (params: { uris: string[] }) => editor.handleSaveDocuments(params));
+    for (const method of ['diagnostics', 'definition', 'references', 'symbols', 'hover']) {
+      connection.onRequest(`dsh/editor/${method}`, (params: Json, token) => editor.answerEditor(`dsh/editor/${method}`, params, token));
+    }
     connection.onRequest(ConfigurationRequest.type, (params) => params.items.map((item) => (item.section === 'dsh' ? this.settings : null)));
     connection.onRequest('window/workDoneProgress/create', () => null);
     connection.onRequest('client/registerCapability', () => null);
@@ -336,7 +465,8 @@ export class DshServer {
   }
 
   /** Spawn `.venv/bin/dsh-lsp --stdio` in `workspace` and initialize it. */
-  static async start(options: { workspace: string; stateDir: string; model: ScriptedModel; settings?: Json }): Promise<DshServer> {
+  /** `editor: false` initializes without `experimental.dsh.editor` (a client that lends no language servers). */
+  static async start(options: { workspace: string; stateDir: string; model: ScriptedModel; settings?: Json; editor?: boolean }): Promise<DshServer> {
     const settings: Json = { sessionDir: path.join(options.stateDir, 'sessions'), ...(options.settings ?? {}) };
     const proc = spawn(path.join(VENV_BIN, 'dsh-lsp'), ['--log-level', 'info', '--stdio'], {
       cwd: options.workspace,
@@ -377,7 +507,7 @@ export class DshServer {
         },
         textDocument: { synchronization: { dynamicRegistration: true, didSave: true, willSave: true } },
         window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: true } }, showDocument: { support: true } },
-        experimental: { dsh: { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true } },
+        experimental: { dsh: options.editor === false ? { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true } : { ...CLIENT_CAPABILITY } },
       },
     });
     await connection.sendNotification(InitializedNotification.type, {});

@@ -4,7 +4,8 @@
  * contribution; the client advertises `experimental.dsh`, sends the typed settings; a prompt
  * from the webview streams into the view, an approval card is answered, "Show diff" opens
  * `vscode.diff` on the proposed text, `dsh/saveDocuments` saves the open documents it lists;
- * a crashed server is restarted; deactivate shuts down.
+ * the five `dsh/editor/*` requests are answered from the stub's diagnostics and provider
+ * commands; a crashed server is restarted; deactivate shuts down.
  */
 
 import assert from 'node:assert/strict';
@@ -173,7 +174,13 @@ test('activation, settings, a streamed turn with an approval, Show diff, and shu
   assert.deepEqual(start.argv.slice(-1), ['--stdio']);
   assert.equal(start.apiKey, 'sk-test-secret', 'the key from secret storage reaches the server in apiKeyEnv');
   const init = entries.find((e) => e.method === 'initialize')?.params as Json;
-  assert.deepEqual(init.capabilities.experimental.dsh, { version: 1, sessionUpdates: true, permissions: true, saveDocuments: true });
+  assert.deepEqual(init.capabilities.experimental.dsh, {
+    version: 1,
+    sessionUpdates: true,
+    permissions: true,
+    saveDocuments: true,
+    editor: { diagnostics: true, definition: true, references: true, symbols: true, hover: true },
+  });
   assert.equal(init.capabilities.workspace.applyEdit, true);
   assert.equal(init.capabilities.workspace.workspaceEdit.documentChanges, true);
   const settings = {
@@ -253,4 +260,56 @@ test('dsh.ask sends the question with the selection as a resource_link; a reject
     { type: 'resource_link', uri: `file://${file}`, range: { start: { line: 1, character: 0 }, end: { line: 2, character: 1 } } },
   ]);
   assert.deepEqual(serverLog(logFile).find((e) => e.method === 'dsh/requestPermission:answer')?.answer, { outcome: { outcome: 'selected', optionId: 'reject_once' } });
+});
+
+test('dsh/editor/* are answered from the editor: version-exact diagnostics, reduced locations, LSP symbol kinds, hover Markdown', async () => {
+  const logFile = path.join(dir, 'editor.jsonl');
+  process.env.FAKE_SERVER_LOG = logFile;
+  const file = path.join(ws, 'c.py');
+  const loaded = load({ 'dsh.server.command': [process.execPath, FAKE_SERVER] }, { [file]: 'x = 1\ny = x\n' });
+  const { world } = loaded;
+  const vs = world.vscode as Json;
+  const uri = vs.Uri.file(file);
+  const range = (a: number, b: number, c: number, d: number) => new vs.Range(a, b, c, d);
+  const other = vs.Uri.file(path.join(ws, 'lib.py'));
+  // the document is at version 3; a language server reports on it after activation
+  world.diagnostics.set(uri.toString(), [
+    { range: range(1, 4, 1, 5), severity: 0, code: { value: 'F821', target: uri }, source: 'Ruff', message: 'Undefined name `x`' },
+  ]);
+  world.commands.set('vscode.executeDefinitionProvider', () => [{ targetUri: other, targetRange: range(0, 0, 3, 0), targetSelectionRange: range(0, 4, 0, 5) }]);
+  world.commands.set('vscode.executeReferenceProvider', () => [
+    { uri: other, range: range(0, 4, 0, 5) },
+    { uri, range: range(1, 4, 1, 5) },
+    { uri, range: range(1, 4, 1, 5) },
+  ]);
+  world.commands.set('vscode.executeWorkspaceSymbolProvider', () => [{ name: 'y', kind: 12, containerName: '', location: { uri, range: range(1, 0, 1, 1) } }]);
+  world.commands.set('vscode.executeHoverProvider', () => [{ contents: [{ language: 'python', value: 'y: int' }, { value: 'A **number**.' }] }]);
+  try {
+    await loaded.extension.activate(loaded.context);
+    const view = world.openWebview('dsh.chat');
+    view.receive({ type: 'ready' });
+    await view.waitForPost(isStatus(/idle/));
+    world.diagnosticsChanged.fire({ uris: [uri] });
+    view.receive({ type: 'send', text: 'probe the editor' });
+    await view.waitForPost((m) => eventsOf([m]).some((e) => e.type === 'turnEnded'));
+  } finally {
+    await unload(loaded);
+  }
+  const answers = serverLog(logFile).filter((e) => String(e.method).endsWith(':answer') && String(e.method).startsWith('dsh/editor/'));
+  const wireUri = `file://${file}`;
+  const ruff = { range: { start: { line: 1, character: 4 }, end: { line: 1, character: 5 } }, severity: 1, code: 'F821', source: 'Ruff', message: 'Undefined name `x`' };
+  assert.deepEqual(
+    answers.map((e) => e.answer),
+    [
+      { items: [{ uri: wireUri, version: 3, complete: true, diagnostics: [ruff] }] },
+      { items: [{ uri: wireUri, version: 3, complete: false, diagnostics: [ruff] }] },
+      { items: [{ uri: wireUri, version: 3, complete: true, diagnostics: [ruff] }] },
+      { locations: [{ uri: other.toString(), range: { start: { line: 0, character: 4 }, end: { line: 0, character: 5 } } }] },
+      { locations: [{ uri: wireUri, range: { start: { line: 1, character: 4 }, end: { line: 1, character: 5 } } }] },
+      { symbols: [{ name: 'y', kind: 13, location: { uri: wireUri, range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } } } }] },
+      { contents: '```python\ny: int\n```\n\nA **number**.' },
+    ],
+  );
+  const executed = world.executed.map((call) => call[0]);
+  assert.ok(executed.includes('vscode.executeDefinitionProvider') && executed.includes('vscode.executeHoverProvider'));
 });

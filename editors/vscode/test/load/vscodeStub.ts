@@ -165,6 +165,9 @@ export interface StubWorld {
   output: OutputLine[];
   messages: string[];
   configListeners: EventEmitter<{ affectsConfiguration(section: string): boolean }>;
+  /** What `languages.getDiagnostics` answers (uri string → diagnostics), and its change event. */
+  diagnostics: Map<string, unknown[]>;
+  diagnosticsChanged: EventEmitter<{ uris: Uri[] }>;
   /** What `window.showInputBox` resolves with. */
   inputBoxAnswer: string | undefined;
   openWebview(viewId: string): FakeWebview;
@@ -180,6 +183,8 @@ export function installVscodeStub(options: { config: Record<string, unknown>; wo
   const output: OutputLine[] = [];
   const messages: string[] = [];
   const configListeners = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+  const diagnostics = new Map<string, unknown[]>();
+  const diagnosticsChanged = new EventEmitter<{ uris: Uri[] }>();
   const event = () => new EventEmitter<unknown>().event;
 
   const logChannel = (name: string) => {
@@ -306,6 +311,18 @@ export function installVscodeStub(options: { config: Record<string, unknown>; wo
     languages: {
       // Every document matches the client's selector ({scheme: file} / {scheme: untitled}).
       match: () => 10,
+      getDiagnostics: (uri?: Uri) => (uri === undefined ? [...diagnostics.entries()].map(([key, list]) => [Uri.parse(key), list]) : (diagnostics.get(uri.toString()) ?? [])),
+      onDidChangeDiagnostics: diagnosticsChanged.event,
+      createDiagnosticCollection: (name = 'stub') => ({
+        name,
+        set: () => undefined,
+        delete: () => undefined,
+        clear: () => undefined,
+        forEach: () => undefined,
+        get: () => [],
+        has: () => false,
+        dispose: () => undefined,
+      }),
     },
   };
 
@@ -397,6 +414,8 @@ export function installVscodeStub(options: { config: Record<string, unknown>; wo
     output,
     messages,
     configListeners,
+    diagnostics,
+    diagnosticsChanged,
     openWebview,
     uninstall: () => {
       loader._load = original;

@@ -7,9 +7,16 @@
 // "Show diff" from the approval card, clicks Allow, and waits for the turn to end. It checks
 // that the edit landed in the dirty buffer (still dirty, disk untouched), saves screenshots
 // and result.json under test-results/, and exits 0 only when every check passed.
+//
+// Then the editor's language servers as agent tools (issue 20): data.json is opened (VS Code's
+// own JSON language server attaches), the agent's first edit breaks it and its second fixes it;
+// the model must have been told, in the first edit's result, the JSON server's error for the
+// version that edit wrote, and "No new problems." in the second's and in a third edit's that
+// keeps the file valid (read back from what the scripted model server recorded); between them
+// the agent's `diagnostics` tool lists the error, and its card's `data.json:3` opens that line.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,7 +43,7 @@ const timings = {};
 const children = [];
 
 rmSync(opt.work, { recursive: true, force: true });
-for (const name of ['vscode-approval-diff.png', 'vscode-chat.png', 'vscode-long-answer.png', 'vscode-failure.png', 'vscode-result.json']) {
+for (const name of ['vscode-approval-diff.png', 'vscode-chat.png', 'vscode-long-answer.png', 'vscode-diagnostics.png', 'vscode-failure.png', 'vscode-result.json']) {
   rmSync(path.join(opt.results, name), { force: true });
 }
 const dirs = Object.fromEntries(
@@ -47,6 +54,8 @@ const ws = dirs.ws;
 const appFile = path.join(ws, 'app.py');
 const onDisk = 'x = 1\ny = 2\n';
 writeFileSync(appFile, onDisk);
+const dataFile = path.join(ws, 'data.json');
+writeFileSync(dataFile, '{\n  "a": 1,\n  "b": 2\n}\n');
 
 // ---- the scripted model: read app.py, edit it, answer
 function payload(delta, finish = null, usage) {
@@ -86,8 +95,32 @@ const longChunks = Array.from({ length: 5000 }, (_, i) => longText.slice(Math.fl
 script.responses.push({
   stream: [...longChunks.map((piece) => ({ data: payload({ content: piece }) })), { data: payload({ content: '' }, 'stop', usage) }, { data: '[DONE]' }],
 });
+// Issue 20: break data.json, then fix it; each edit's result should carry the JSON server's view of its version.
+const textTurn = (text) => ({ stream: [{ data: payload({ content: text }) }, { data: payload({ content: '' }, 'stop', usage) }, { data: '[DONE]' }] });
+script.responses.push(
+  toolTurn('call_read_json', 'read', { file_path: dataFile }),
+  toolTurn('call_break_json', 'edit', { file_path: dataFile, old_string: '"b": 2', new_string: '"b": 2 "c": 3' }),
+  toolTurn('call_diag_json', 'diagnostics', { path: dataFile }),
+  toolTurn('call_fix_json', 'edit', { file_path: dataFile, old_string: '"b": 2 "c": 3', new_string: '"b": 2, "c": 3' }),
+  toolTurn('call_clean_json', 'edit', { file_path: dataFile, old_string: '"a": 1', new_string: '"a": 10' }),
+  textTurn('Added `c` to data.json.'),
+);
 const scriptFile = path.join(opt.work, 'script.json');
 writeFileSync(scriptFile, JSON.stringify(script));
+const recordFile = path.join(opt.work, 'model-requests.jsonl');
+/** The text of the tool result `id` the scripted model received. */
+function toolResultText(id) {
+  let lines = [];
+  try {
+    lines = readFileSync(recordFile, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  } catch {
+    return '';
+  }
+  for (const line of lines) {
+    for (const message of JSON.parse(line).body?.messages ?? []) if (message.role === 'tool' && message.tool_call_id === id) return String(message.content);
+  }
+  return '';
+}
 
 function startProcess(command, args, options, ready) {
   const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -122,7 +155,7 @@ function cleanup() {
 let browser;
 let page;
 try {
-  const model = await startProcess(opt.python, ['-m', 'dsh_lsp.testing.scripted_server', '--script', scriptFile], { cwd: ws }, /listening on port (\d+)/);
+  const model = await startProcess(opt.python, ['-m', 'dsh_lsp.testing.scripted_server', '--script', scriptFile, '--record', recordFile], { cwd: ws }, /listening on port (\d+)/);
   const modelPort = Number(model.match[1]);
   log(`scripted model on ${modelPort}`);
 
@@ -280,6 +313,51 @@ try {
   await page.screenshot({ path: path.join(opt.results, 'vscode-long-answer.png') });
   log(`5,000 chunks in ${streamMs} ms; long tasks ${JSON.stringify(longTasks.map(Math.round))}`);
   log(`buffer: ${JSON.stringify(text)}; disk: ${JSON.stringify(readFileSync(appFile, 'utf8'))}`);
+
+  // Issue 20: the JSON language server's diagnostics for the exact version each edit wrote.
+  await page.click('.editor-instance .view-lines'); // the workbench, not the chat, gets Ctrl+P
+  await page.keyboard.press('Control+P');
+  await page.waitForSelector('.quick-input-widget input');
+  await page.keyboard.type('data.json');
+  await page.click('.quick-input-list .monaco-list-row[aria-label*="data.json"]');
+  await page.waitForSelector('.tab.active[aria-label*="data.json"]');
+  const jsonStart = Date.now();
+  await chat.fill('#input', 'Add c to data.json');
+  await chat.press('#input', 'Enter');
+  for (let approval = 0; approval < 3; approval++) {
+    const button = await chat.waitForSelector('.item-permission.permission-pending button[data-option="allow_once"]');
+    await button.click();
+    await chat.waitForSelector('.item-permission.permission-pending', { state: 'detached' }).catch(() => undefined);
+  }
+  await chat.waitForFunction(() => document.querySelectorAll('.item-turn').length >= 3, undefined, { timeout: 60_000 });
+  timings.jsonTurnMs = Date.now() - jsonStart;
+  const brokenResult = toolResultText('call_break_json');
+  const fixedResult = toolResultText('call_fix_json');
+  const cleanResult = toolResultText('call_clean_json');
+  checks.editResultCarriesDiagnostic = /expected comma/i.test(brokenResult) && /data\.json:3/.test(brokenResult);
+  checks.fixResultNoNewProblems = /no new problems/i.test(fixedResult) && !/expected comma/i.test(fixedResult);
+  // clean before and after: VS Code still reports a diagnostics change for the new version
+  checks.cleanEditNoNewProblems = /no new problems/i.test(cleanResult);
+  // The diagnostics tool's card lists the problem's place; a click opens data.json at that line.
+  checks.diagnosticsToolAnswered = /data\.json:3:10: error: Expected comma/.test(toolResultText('call_diag_json'));
+  const place = chat.locator('.item-tool', { hasText: 'Diagnostics' }).locator('.locations button', { hasText: 'data.json:3' });
+  checks.diagnosticsCardLocation = (await place.count()) === 1;
+  await place.click();
+  await page.waitForSelector('.statusbar-item:has-text("Ln 3, Col 1")');
+  checks.locationOpensLine = true;
+  const markers = await page.evaluate(() => document.querySelectorAll('.squiggly-error').length);
+  // The extension logs, per versioned request, how long the JSON server took to report on it.
+  const logFiles = readdirSync(path.join(opt.work, 'user-data', 'logs'), { recursive: true }).filter((name) => String(name).endsWith('dsh.log'));
+  const waits = logFiles
+    .flatMap((name) => readFileSync(path.join(opt.work, 'user-data', 'logs', String(name)), 'utf8').split('\n'))
+    .flatMap((line) => {
+      const match = /diagnostics of \S*data\.json v(\d+): (reported|not reported[^)]*\)) after (\d+) ms/.exec(line);
+      return match ? [{ version: Number(match[1]), outcome: match[2], ms: Number(match[3]) }] : [];
+    });
+  timings.json = { errorSquigglesAfterFix: markers, diagnosticsWaits: waits };
+  checks.everyEditVersionReported = waits.length === 3 && waits.every((wait) => wait.outcome === 'reported');
+  log(`edit result: ${JSON.stringify(brokenResult)}; fix result: ${JSON.stringify(fixedResult)}; clean edit: ${JSON.stringify(cleanResult)}`);
+  await page.screenshot({ path: path.join(opt.results, 'vscode-diagnostics.png') }).catch((error) => log(`no screenshot: ${error}`));
 } catch (error) {
   checks.error = String(error?.stack ?? error);
   log(checks.error);
@@ -290,7 +368,7 @@ try {
   await browser?.close().catch(() => undefined);
   cleanup();
 }
-const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered'];
+const required = ['installed', 'workbench', 'documentDirty', 'chatOpened', 'approvalCard', 'onlyAllowOncePrimary', 'diffOpened', 'turnEnded', 'usageShown', 'bufferEdited', 'bufferStillDirty', 'diskUnchanged', 'editCardShowsHunks', 'readCardFolded', 'approvalNotRepeated', 'longAnswerRendered', 'editResultCarriesDiagnostic', 'fixResultNoNewProblems', 'cleanEditNoNewProblems', 'everyEditVersionReported', 'diagnosticsToolAnswered', 'diagnosticsCardLocation', 'locationOpensLine'];
 const failed = required.filter((name) => checks[name] !== true);
 console.log(`${required.length - failed.length} passed, ${failed.length} failed${failed.length ? `: ${failed.join(', ')}` : ''}`);
 process.exit(failed.length ? 1 : 0);

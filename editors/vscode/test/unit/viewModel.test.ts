@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionUpdate } from '../../src/core/protocol';
+import { cardLayout, EDITOR_TOOLS } from '../../src/core/toolCards';
 import { type ChatEvent, type ChatState, EMPTY_STATE, pendingPermissions, reduce, reduceAll } from '../../src/core/viewModel';
 
 const up = (update: SessionUpdate): ChatEvent => ({ type: 'update', update });
@@ -207,4 +208,18 @@ test('a failed turn renders the server message with its hint (AUTH: the apiKeyEn
     assert.ok(html.includes('the one named by dsh.model.apiKeyEnv or --api-key-env'), html);
     assert.ok(html.endsWith('then restart dsh-lsp.'), html);
   }
+});
+
+test('cards of the editor tools list every location, even one, and fold the text only where the locations already show it', () => {
+  assert.deepEqual([...EDITOR_TOOLS].sort(), ['definition', 'diagnostics', 'hover', 'references', 'symbols']);
+  const one = [{ path: '/w/a.py', line: 3 }];
+  const two = [...one, { path: '/w/b.py', line: 9 }];
+  assert.deepEqual(cardLayout({ name: 'definition', toolKind: 'search', locations: one }), { listLocations: true, foldText: true });
+  assert.deepEqual(cardLayout({ name: 'references', toolKind: 'search', locations: two }), { listLocations: true, foldText: true });
+  assert.deepEqual(cardLayout({ name: 'symbols', toolKind: 'search', locations: [] }), { listLocations: false, foldText: false }, 'no symbols: the text says so');
+  assert.deepEqual(cardLayout({ name: 'hover', toolKind: 'read', locations: one }), { listLocations: true, foldText: false }, 'a hover text is the answer: shown');
+  assert.deepEqual(cardLayout({ name: 'diagnostics', toolKind: 'read', locations: two }), { listLocations: true, foldText: false }, 'the messages are shown');
+  assert.deepEqual(cardLayout({ name: 'edit', toolKind: 'edit', locations: one }), { listLocations: false, foldText: false }, 'one location: the title link');
+  assert.deepEqual(cardLayout({ name: 'read', toolKind: 'read', locations: one }), { listLocations: false, foldText: true });
+  assert.deepEqual(cardLayout({ name: 'grep', toolKind: 'search', locations: two }), { listLocations: true, foldText: false });
 });
