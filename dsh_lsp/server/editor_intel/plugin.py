@@ -157,4 +157,6 @@ class EditorIntelPlugin(Plugin[None]):
         if not texts:
             return decision
         content = decision.content if decision.content is not None else result.content
-        return replace(decision, content=(*content, TextBlock(text="\n".join(texts))))
+        # a block of its own, set off from the tool's text (blocks reach the model joined as is)
+        report = TextBlock(text="\n\n" + "\n".join(texts))
+        return replace(decision, content=(*content, report))

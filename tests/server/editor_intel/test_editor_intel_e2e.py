@@ -141,7 +141,8 @@ async def test_fixing_it_gives_no_new_problems(
         _call("read", "r1", file_path="fix.py"),
         _edit("fix.py", "x = bogus", "x = 1"),
     )
-    assert _tool_results(rig)[-1].endswith("No new problems.")
+    # set off from the edit's own text, not run on after its last line
+    assert _tool_results(rig)[-1].endswith("\n\nNo new problems.")
 
 
 async def test_a_problem_that_was_there_before_is_not_new(
