@@ -29,15 +29,10 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
-from dsh_lsp.fs_tools.local import LocalSearchPlugin
-from dsh_lsp.kernel import Kernel
-from dsh_lsp.llm import CallId, JsonObject, JsonValue, SessionId, TextBlock
-from dsh_lsp.server.editor_fs import EditorFileSystemPlugin, EditorSetup
-from dsh_lsp.server.editor_intel import METHODS, EditorIntel, EditorIntelPlugin, EditorMethods
+from dsh_lsp.llm import JsonObject, JsonValue
+from dsh_lsp.server.editor_intel import METHODS
 from dsh_lsp.server.wire import ClientFeatures
-from dsh_lsp.session import Session, SessionHeader
-from dsh_lsp.tools import TOOLS, ToolExecution, ToolsPlugin
+from tests.server.editor_intel.tool_registry import editor_tools
 from tests.server.scripted_editor import VSCODE, ScriptedEditor
 
 LINES = 2000
@@ -124,42 +119,15 @@ async def run(base: Path, delay_ms: float, repeat: int) -> tuple[list[float], li
     uri = editor.open(path)
     server = LanguageServer(editor=editor, delay=delay_ms / 1000)
     on = {"value": False}
-    session = Session(SessionHeader(id=SessionId("bench"), created_at=0, cwd=str(base)))
     times: dict[bool, list[float]] = {False: [], True: []}
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        await ctx.plugin(ToolsPlugin)
-        await ctx.plugin(
-            EditorFileSystemPlugin(EditorSetup(connection=editor)), {"roots": [str(base)]}
-        )
-        await ctx.plugin(LocalSearchPlugin)
-        await ctx.plugin(FsPolicyPlugin)
-        await ctx.plugin(FsToolsPlugin)
-        intel = EditorIntel(
-            LanguageServerChannel(server), EditorMethods(methods=frozenset(METHODS))
-        )
-        await ctx.plugin(
-            EditorIntelPlugin(
-                intel,
-                editor.documents,
-                request_seconds=lambda: 5.0,
-                after_edit=lambda: on["value"],
-                timeout_ms=lambda: 1500,
-            )
-        )
-        registry = ctx.require(TOOLS)
-
-        async def call(name: str, args: JsonValue) -> str:
-            execution = ToolExecution(
-                call_id=CallId("b"), name=name, arguments=args, session=session
-            )
-            result = (await registry.execute(execution)).result
-            block = result.content[-1]
-            assert isinstance(block, TextBlock)
-            if result.is_error:
-                raise RuntimeError(block.text)
-            return block.text
-
+    async with editor_tools(
+        base,
+        editor,
+        LanguageServerChannel(server),
+        frozenset(METHODS),
+        after_edit=lambda: on["value"],
+        timeout_ms=1500,
+    ) as call:
         await call("read", {"file_path": "app.py", "limit": 1})
         for index in range(2 * (repeat + 1)):
             diagnostics = index % 2 == 1

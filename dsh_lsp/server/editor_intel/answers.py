@@ -154,6 +154,11 @@ def _spot(position: _Position) -> Spot:
     return Spot(line=position.line, character=position.character)
 
 
+def _place(location: _Location) -> Place:
+    start = None if location.range is None else _spot(location.range.start)
+    return Place(uri=location.uri, start=start)
+
+
 def _validate(model: type[M], method: str, answer: JsonValue) -> M:
     try:
         return model.model_validate(answer)
@@ -193,11 +198,7 @@ def read_locations(method: str, answer: JsonValue) -> tuple[Place, ...]:
     """The locations of a ``definition`` / ``references`` answer, without duplicates.
     Raises EditorAnswerError."""
     parsed = _validate(_Locations, method, answer)
-    places = (
-        Place(uri=loc.uri, start=None if loc.range is None else _spot(loc.range.start))
-        for loc in parsed.locations
-    )
-    return tuple(dict.fromkeys(places))
+    return tuple(dict.fromkeys(_place(loc) for loc in parsed.locations))
 
 
 def read_symbols(answer: JsonValue) -> tuple[SymbolInfo, ...]:
@@ -208,10 +209,7 @@ def read_symbols(answer: JsonValue) -> tuple[SymbolInfo, ...]:
             name=s.name,
             kind=s.kind,
             container=s.container_name,
-            place=Place(
-                uri=s.location.uri,
-                start=None if s.location.range is None else _spot(s.location.range.start),
-            ),
+            place=_place(s.location),
         )
         for s in parsed.symbols
     )

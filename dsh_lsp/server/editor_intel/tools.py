@@ -23,6 +23,7 @@ from dsh_lsp.fs_tools import FileSystem
 from dsh_lsp.llm import JsonObject, JsonValue, TextBlock
 from dsh_lsp.server.buffers import OpenDocuments, PositionEncoding
 from dsh_lsp.tools import (
+    ExecuteFn,
     Prop,
     ToolArgsError,
     ToolCallView,
@@ -194,6 +195,38 @@ _SYMBOL = Prop(
 )
 
 
+def _symbol_tool(
+    name: str, description: str, execute: ExecuteFn, verb: str, kind: ToolKind
+) -> ToolDefinition:
+    """A read-only tool addressed by ``{path, line, symbol}``, its card titled
+    ``<verb> <symbol> (<path>:<line>)`` and pointing at that line."""
+
+    def present_call(args: JsonObject) -> ToolCallView:
+        line = args.get("line")
+        return ToolCallView(
+            title=f"{verb} {args.get('symbol')} ({args.get('path')}:{line})",
+            kind=kind,
+            locations=(
+                ToolLocation(
+                    path=str(args.get("path")), line=line if isinstance(line, int) else None
+                ),
+            ),
+        )
+
+    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
+        return _locations_view(present_call(args).title, kind, result)
+
+    return define_tool(
+        name,
+        description,
+        {"path": _PATH, "line": _LINE, "symbol": _SYMBOL},
+        execute,
+        read_only=True,
+        present_call=present_call,
+        present_result=present_result,
+    )
+
+
 def diagnostics_tool(deps: IntelDeps) -> ToolDefinition:
     """``diagnostics {path?}``: the problems the editor's language servers report."""
 
@@ -266,30 +299,7 @@ def _place_tool(
             return no_answer(exc)
         return await _render_places(deps, places, _cwd(execution), what)
 
-    def present_call(args: JsonObject) -> ToolCallView:
-        line = args.get("line")
-        return ToolCallView(
-            title=f"{verb} {args.get('symbol')} ({args.get('path')}:{line})",
-            kind="search",
-            locations=(
-                ToolLocation(
-                    path=str(args.get("path")), line=line if isinstance(line, int) else None
-                ),
-            ),
-        )
-
-    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
-        return _locations_view(present_call(args).title, "search", result)
-
-    return define_tool(
-        method,
-        description,
-        {"path": _PATH, "line": _LINE, "symbol": _SYMBOL},
-        execute,
-        read_only=True,
-        present_call=present_call,
-        present_result=present_result,
-    )
+    return _symbol_tool(method, description, execute, verb, "search")
 
 
 def definition_tool(deps: IntelDeps) -> ToolDefinition:
@@ -387,30 +397,13 @@ def hover_tool(deps: IntelDeps) -> ToolDefinition:
         meta: JsonObject = {"locations": [{"path": full, "line": spot.line + 1}]}
         return ToolOutcome(content=(TextBlock(text=text),), meta=meta)
 
-    def present_call(args: JsonObject) -> ToolCallView:
-        line = args.get("line")
-        return ToolCallView(
-            title=f"Hover {args.get('symbol')} ({args.get('path')}:{line})",
-            kind="read",
-            locations=(
-                ToolLocation(
-                    path=str(args.get("path")), line=line if isinstance(line, int) else None
-                ),
-            ),
-        )
-
-    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
-        return _locations_view(present_call(args).title, "read", result)
-
-    return define_tool(
+    return _symbol_tool(
         "hover",
         "The type, signature and documentation of a symbol, from the editor's language "
         "servers: name the file, the 1-based line the symbol appears on and the symbol.",
-        {"path": _PATH, "line": _LINE, "symbol": _SYMBOL},
         execute,
-        read_only=True,
-        present_call=present_call,
-        present_result=present_result,
+        "Hover",
+        "read",
     )
 
 

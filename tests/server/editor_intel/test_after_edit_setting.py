@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsh_lsp.fs_tools import FsPolicyPlugin, FsToolsPlugin
-from dsh_lsp.fs_tools.local import LocalSearchPlugin
-from dsh_lsp.kernel import Kernel
-from dsh_lsp.llm import CallId, JsonObject, JsonValue, SessionId, TextBlock
-from dsh_lsp.server.editor_fs import EditorFileSystemPlugin, EditorSetup
-from dsh_lsp.server.editor_intel import EditorIntel, EditorIntelPlugin, EditorMethods
+from dsh_lsp.llm import JsonObject, JsonValue
 from dsh_lsp.server.wire import ClientFeatures
-from dsh_lsp.session import Session, SessionHeader
-from dsh_lsp.tools import TOOLS, ToolExecution, ToolsPlugin
 from tests.server.scripted_editor import VSCODE, ScriptedEditor
+
+from .tool_registry import editor_tools
 
 
 class Plugin:
@@ -56,35 +51,14 @@ async def test_the_setting_is_read_at_every_edit(tmp_path: Path) -> None:
     editor.open(tmp_path / "a.py")
     channel = Plugin(editor)
     on = {"value": False}
-    session = Session(SessionHeader(id=SessionId("s"), created_at=0, cwd=str(tmp_path)))
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        await ctx.plugin(ToolsPlugin)
-        setup = EditorSetup(connection=editor)
-        await ctx.plugin(EditorFileSystemPlugin(setup), {"roots": [str(tmp_path)]})
-        await ctx.plugin(LocalSearchPlugin)
-        await ctx.plugin(FsPolicyPlugin)
-        await ctx.plugin(FsToolsPlugin)
-        intel = EditorIntel(channel, EditorMethods(methods=frozenset({"diagnostics"})))
-        await ctx.plugin(
-            EditorIntelPlugin(
-                intel,
-                editor.documents,
-                request_seconds=lambda: 5.0,
-                after_edit=lambda: on["value"],
-                timeout_ms=lambda: 1000,
-            )
-        )
-        registry = ctx.require(TOOLS)
-
-        async def call(name: str, args: JsonValue) -> str:
-            execution = ToolExecution(
-                call_id=CallId("c"), name=name, arguments=args, session=session
-            )
-            result = (await registry.execute(execution)).result
-            assert not result.is_error, result
-            return "\n".join(b.text for b in result.content if isinstance(b, TextBlock))
-
+    async with editor_tools(
+        tmp_path,
+        editor,
+        channel,
+        frozenset({"diagnostics"}),
+        after_edit=lambda: on["value"],
+        timeout_ms=1000,
+    ) as call:
         await call("read", {"file_path": "a.py"})
         text = await call(
             "edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = bogus"}

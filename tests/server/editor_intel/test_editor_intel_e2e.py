@@ -97,6 +97,32 @@ def _write(rig: Rig, client: DshClient, name: str, text: str) -> str:
     return uri
 
 
+async def _read_then_edit(
+    rig: Rig,
+    client: DshClient,
+    name: str,
+    text: str,
+    edit: tuple[str, str],
+    *then: ToolCallSpec,
+) -> str:
+    """Opens *name* holding *text*; one turn reads it, edits ``edit[0]`` to ``edit[1]`` and
+    makes the calls *then*; returns the file's URI."""
+    uri = _write(rig, client, name, text)
+    await _run(rig, client, _call("read", "r1", file_path=name), _edit(name, *edit), *then)
+    return uri
+
+
+def _location(uri: str, line: int, start: int, end: int) -> Json:
+    """An LSP ``Location`` on one line, from character *start* to *end*."""
+    return {
+        "uri": uri,
+        "range": {
+            "start": {"line": line, "character": start},
+            "end": {"line": line, "character": end},
+        },
+    }
+
+
 async def test_every_tool_is_offered_with_its_prompt_section(
     rig: Rig, client: DshClient, servers: LanguageServers
 ) -> None:
@@ -115,12 +141,8 @@ async def test_every_tool_is_offered_with_its_prompt_section(
 async def test_an_edit_that_introduces_an_error_reports_it_for_that_version(
     rig: Rig, client: DshClient, servers: LanguageServers
 ) -> None:
-    uri = _write(rig, client, "intro.py", "def f():\n    return 1\n")
-    await _run(
-        rig,
-        client,
-        _call("read", "r1", file_path="intro.py"),
-        _edit("intro.py", "return 1", "return bogus"),
+    uri = await _read_then_edit(
+        rig, client, "intro.py", "def f():\n    return 1\n", ("return 1", "return bogus")
     )
     result = _tool_results(rig)[-1]
     version = client.editor.buffers[uri].version
@@ -134,13 +156,7 @@ async def test_an_edit_that_introduces_an_error_reports_it_for_that_version(
 async def test_fixing_it_gives_no_new_problems(
     rig: Rig, client: DshClient, servers: LanguageServers
 ) -> None:
-    _write(rig, client, "fix.py", "x = bogus\ny = 2\n")
-    await _run(
-        rig,
-        client,
-        _call("read", "r1", file_path="fix.py"),
-        _edit("fix.py", "x = bogus", "x = 1"),
-    )
+    await _read_then_edit(rig, client, "fix.py", "x = bogus\ny = 2\n", ("x = bogus", "x = 1"))
     # set off from the edit's own text, not run on after its last line
     assert _tool_results(rig)[-1].endswith("\n\nNo new problems.")
 
@@ -148,13 +164,7 @@ async def test_fixing_it_gives_no_new_problems(
 async def test_a_problem_that_was_there_before_is_not_new(
     rig: Rig, client: DshClient, servers: LanguageServers
 ) -> None:
-    _write(rig, client, "old.py", "x = bogus + 1\n")
-    await _run(
-        rig,
-        client,
-        _call("read", "r1", file_path="old.py"),
-        _edit("old.py", "bogus + 1", "bogus + 2"),
-    )
+    await _read_then_edit(rig, client, "old.py", "x = bogus + 1\n", ("bogus + 1", "bogus + 2"))
     assert _tool_results(rig)[-1].endswith("No new problems.")
 
 
@@ -162,12 +172,8 @@ async def test_diagnostics_of_an_older_version_are_never_reported_as_current(
     rig: Rig, client: DshClient, servers: LanguageServers
 ) -> None:
     servers.mode = "stale"
-    _write(rig, client, "stale.py", "def f():\n    return 1\n")
-    await _run(
-        rig,
-        client,
-        _call("read", "r1", file_path="stale.py"),
-        _edit("stale.py", "return 1", "return bogus"),
+    await _read_then_edit(
+        rig, client, "stale.py", "def f():\n    return 1\n", ("return 1", "return bogus")
     )
     result = _tool_results(rig)[-1]
     assert "had not reported on this version of stale.py" in result
@@ -179,12 +185,12 @@ async def test_a_client_that_never_answers_does_not_hold_the_turn(
     rig: Rig, client: DshClient, servers: LanguageServers
 ) -> None:
     servers.mode = "silent"
-    _write(rig, client, "quiet.py", "def f():\n    return 1\n")
-    await _run(
+    await _read_then_edit(
         rig,
         client,
-        _call("read", "r1", file_path="quiet.py"),
-        _edit("quiet.py", "return 1", "return 2"),
+        "quiet.py",
+        "def f():\n    return 1\n",
+        ("return 1", "return 2"),
         _call("definition", "d1", path="quiet.py", line=1, symbol="f"),
     )
     edit_result, definition_result = _tool_results(rig)[-2:]
@@ -217,17 +223,7 @@ async def test_definition_resolves_the_symbol_in_the_negotiated_encoding(
     uri = _write(rig, client, "uses.py", text)
     target = rig.uri("lib.py")
     (rig.workspace / "lib.py").write_text("# lib\n\ndef foo():\n    return 1\n")
-    servers.answers["definition"] = {
-        "locations": [
-            {
-                "uri": target,
-                "range": {
-                    "start": {"line": 2, "character": 4},
-                    "end": {"line": 2, "character": 7},
-                },
-            }
-        ]
-    }
+    servers.answers["definition"] = {"locations": [_location(target, 2, 4, 7)]}
     session = await _run(
         rig, client, _call("definition", "d1", path="uses.py", line=1, symbol="foo")
     )
@@ -264,18 +260,7 @@ async def test_references_are_bounded_and_say_how_many_were_left_out(
 ) -> None:
     lines = "".join(f"use_{n} = thing\n" for n in range(60))
     uri = _write(rig, client, "many.py", "thing = 1\n" + lines)
-    servers.answers["references"] = {
-        "locations": [
-            {
-                "uri": uri,
-                "range": {
-                    "start": {"line": n, "character": 0},
-                    "end": {"line": n, "character": 5},
-                },
-            }
-            for n in range(61)
-        ]
-    }
+    servers.answers["references"] = {"locations": [_location(uri, n, 0, 5) for n in range(61)]}
     await _run(rig, client, _call("references", "f1", path="many.py", line=1, symbol="thing"))
     result = _tool_results(rig)[-1].splitlines()
     assert result[0] == "many.py:1: thing = 1"
@@ -291,13 +276,7 @@ async def test_symbols_and_hover(rig: Rig, client: DshClient, servers: LanguageS
             {
                 "name": "Store",
                 "kind": 5,
-                "location": {
-                    "uri": uri,
-                    "range": {
-                        "start": {"line": 0, "character": 6},
-                        "end": {"line": 0, "character": 11},
-                    },
-                },
+                "location": _location(uri, 0, 6, 11),
             }
         ]
     }
