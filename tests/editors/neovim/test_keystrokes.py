@@ -10,9 +10,7 @@ took the keys meant for the buffer; item 4: the preview was not drawn before the
 
 from __future__ import annotations
 
-import itertools
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +21,14 @@ import pytest
 from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
 
 from .nvim_rpc import EmbeddedNvim
-from .nvim_runner import PLUGIN, isolated_env
+from .nvim_ui import (
+    Typist,
+    buffer_lines,
+    plugin_neovim,
+    script_read_and_edit,
+    tool_results,
+    unblocked,
+)
 from .test_editor_tools import language_servers
 
 pytestmark = pytest.mark.e2e
@@ -63,76 +68,26 @@ def workspace(workspace: Path) -> Path:
 
 
 @contextmanager
-def _neovim(
-    nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer, setup: str, *args: str
-) -> Iterator[EmbeddedNvim]:
-    """Neovim with a UI attached, after the Lua ``setup`` ran with the server command, the
-    model URL, the session folder, the workspace and ``args``; closed when the block ends."""
-    env = isolated_env(tmp_path / "home", {"DEEPSEEK_API_KEY": "scripted-key"})
-    # --embed without --headless: Neovim starts once the UI attached, as in a terminal
-    argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
-    argv += ["--cmd", "set noswapfile shadafile=NONE", "-c", "runtime plugin/dsh.lua"]
-    editor = EmbeddedNvim(argv, env, str(tmp_path))
-    try:
-        editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
-        server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(tmp_path / "server.log")]
-        editor.lua(
-            setup, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace), *args
-        )
-        yield editor
-    finally:
-        editor.close()
-
-
-@contextmanager
 def _editing(
     nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer, prompt: str
 ) -> Iterator[EmbeddedNvim]:
-    """``_neovim`` with the plugin set up (permission prompt ``prompt``) and the model
-    scripted to read, edit and answer (``_script``)."""
-    _script(model)
-    with _neovim(nvim, tmp_path, workspace, model, SETUP, prompt) as editor:
+    """``plugin_neovim`` with the plugin set up (permission prompt ``prompt``) and the model
+    scripted to read, edit and answer (``script_read_and_edit``)."""
+    script_read_and_edit(model)
+    with plugin_neovim(nvim, tmp_path, workspace, model, SETUP, prompt) as editor:
         yield editor
 
 
 def _state(editor: EmbeddedNvim) -> dict[str, Any]:  # Any: the Lua table as JSON
-    """The plugin's state; fails when Neovim waits in a prompt (a hit-enter or a picker
-    would take the next keys; ``nvim_get_mode`` is answered even then)."""
-    mode = editor.request("nvim_get_mode")
-    if mode["blocking"]:
-        pytest.fail(f"Neovim is blocked in a prompt that takes the next keys: {mode}")
-    state: dict[str, Any] = editor.lua(STATE)
-    return state
-
-
-def _script(model: ScriptedServer) -> None:
-    read = json.dumps({"file_path": "notes.txt"})
-    edit = json.dumps({"file_path": "notes.txt", "old_string": "beta", "new_string": "beta OK"})
-    model.enqueue(
-        completion(tool_calls=[ToolCallSpec(id="c1", name="read", arguments=read)]),
-        completion(tool_calls=[ToolCallSpec(id="c2", name="edit", arguments=edit)]),
-        completion(text="Done."),
-    )
-
-
-def _lines(editor: EmbeddedNvim, buffer: str) -> list[str]:
-    lines: list[str] = editor.lua(f"return vim.api.nvim_buf_get_lines(_G.{buffer}, 0, -1, false)")
-    return lines
+    """The plugin's state (``STATE``); fails when Neovim waits in a prompt."""
+    return unblocked(editor, STATE)
 
 
 def test_typing_through_an_approval_and_an_edit_loses_no_keystroke(
     nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
     with _editing(nvim, tmp_path, workspace, model, "float") as editor:
-        words = (f"w{i}" for i in itertools.count())
-        typed: list[str] = []
-
-        def type_word() -> dict[str, Any]:  # Any: see _state
-            word = next(words)
-            typed.append(word)
-            editor.input(word + " ")
-            return _state(editor)
-
+        typist = Typist(editor, STATE)
         state = _state(editor)
         while not state["ready"]:
             state = _state(editor)
@@ -141,23 +96,21 @@ def test_typing_through_an_approval_and_an_edit_loses_no_keystroke(
         )
         editor.input("i")
         while state["pending"] == 0 and not state["done"]:
-            state = type_word()
+            state = typist.word()
         assert state["pending"] == 1, "the agent should be waiting for the approval"
         for _ in range(30):  # the question waits; the keyboard stays with the buffer
-            state = type_word()
+            state = typist.word()
             assert state["mode"] == "i", state
         editor.input("<C-o>:DshAnswer 1<CR>")
         while not state["done"]:
-            state = type_word()
+            state = typist.word()
         for _ in range(30):  # after the edit landed: no "Press ENTER" prompt eats a key
-            state = type_word()
+            state = typist.word()
         editor.input("<Esc>")
-        assert _lines(editor, "dsh_draft") == [" ".join(typed) + " "]
-        assert _lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
-        tool_results = [
-            m["content"] for m in model.requests[-1].json()["messages"] if m["role"] == "tool"
-        ]
-        assert "Error" not in tool_results[-1], tool_results[-1]
+        assert buffer_lines(editor, "dsh_draft") == [typist.text()]
+        assert buffer_lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
+        results = tool_results(model)
+        assert "Error" not in results[-1], results[-1]
 
 
 def test_the_diff_preview_is_on_screen_when_the_picker_opens(
@@ -192,7 +145,7 @@ def test_the_diff_preview_is_on_screen_when_the_picker_opens(
         assert "@@ -1,3 +1,3 @@" in shown, shown
         assert "+beta OK" in shown, shown
         assert "No newline" not in shown, shown
-        assert _lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
+        assert buffer_lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
 
 
 SETUP_PYTHON = """
@@ -247,32 +200,22 @@ def test_typing_while_the_agent_edits_python_with_language_servers_loses_no_keys
     model.enqueue(completion(text="Done."))
     servers = language_servers()
     ruff, jedi = servers["DSH_RUFF_CMD"], servers["DSH_JEDI_CMD"]
-    with _neovim(nvim, tmp_path, workspace, model, SETUP_PYTHON, ruff, jedi) as editor:
+    with plugin_neovim(nvim, tmp_path, workspace, model, SETUP_PYTHON, ruff, jedi) as editor:
         while not editor.lua(READY_PYTHON):
             _state(editor)
         editor.lua(
             "require('dsh').ask('Break and fix a.py', {on_done = function(r) _G.dsh_done = r end})"
         )
         editor.input("i")
-        words = (f"w{i}" for i in itertools.count())
-        typed: list[str] = []
-
-        def type_word() -> dict[str, Any]:  # Any: see _state
-            word = next(words)
-            typed.append(word)
-            editor.input(word + " ")
-            return _state(editor)
-
-        state = type_word()
+        typist = Typist(editor, STATE)
+        state = typist.word()
         while not state["done"]:
-            state = type_word()
+            state = typist.word()
         for _ in range(20):
-            type_word()
+            typist.word()
         editor.input("<Esc>")
-        assert _lines(editor, "dsh_draft") == [" ".join(typed) + " "]
-        assert _lines(editor, "dsh_a") == ["from b import helper", "", line]
-        results = [
-            m["content"] for m in model.requests[-1].json()["messages"] if m["role"] == "tool"
-        ]
+        assert buffer_lines(editor, "dsh_draft") == [typist.text()]
+        assert buffer_lines(editor, "dsh_a") == ["from b import helper", "", line]
+        results = tool_results(model)
         assert "Undefined name `missing`" in results[-2], results[-2]
         assert "No new problems." in results[-1], results[-1]

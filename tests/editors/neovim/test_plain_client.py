@@ -10,20 +10,19 @@ a key, ``:DshAnswer 1`` approves it, and the edit lands (editors issue 18).
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
+from dsh_lsp.testing import ScriptedServer
 
 from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import REPO, isolated_env
+from .nvim_ui import Typist, buffer_lines, script_read_and_edit, tool_results, ui_neovim, unblocked
 
 pytestmark = pytest.mark.e2e
 
@@ -67,28 +66,19 @@ def readme_block() -> str:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
-    (root / "draft.txt").write_text("", encoding="utf-8")
-    return root
+def workspace(workspace: Path) -> Path:
+    """The editors' shared workspace, plus the empty ``draft.txt`` the user types into."""
+    (workspace / "draft.txt").write_text("", encoding="utf-8")
+    return workspace
 
 
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        read = json.dumps({"file_path": "notes.txt"})
-        edit = json.dumps({"file_path": "notes.txt", "old_string": "beta", "new_string": "beta OK"})
-        server.enqueue(
-            completion(tool_calls=[ToolCallSpec(id="c1", name="read", arguments=read)]),
-            completion(tool_calls=[ToolCallSpec(id="c2", name="edit", arguments=edit)]),
-            completion(text="Done."),
-        )
-        yield server
-
-
-def _editor(nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer) -> EmbeddedNvim:
+@contextmanager
+def _editor(
+    nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer
+) -> Iterator[EmbeddedNvim]:
+    """Neovim without the plugin, set up by the README's block, with ``notes.txt`` and
+    ``draft.txt`` open and the model scripted to read, edit and answer."""
+    script_read_and_edit(model)
     setup = tmp_path / "readme_setup.lua"
     setup.write_text(readme_block(), encoding="utf-8")
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
@@ -97,63 +87,36 @@ def _editor(nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer) -
         {"DEEPSEEK_API_KEY": "scripted-key", "DEEPSEEK_BASE_URL": model.base_url, "PATH": path},
     )
     argv = [nvim, "--embed", "--clean", "--cmd", "set noswapfile shadafile=NONE"]
-    editor = EmbeddedNvim(argv, env, str(tmp_path))
-    editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
-    editor.request("nvim_command", f"luafile {setup}")
-    editor.lua(OPEN, str(workspace))
-    return editor
-
-
-def _state(editor: EmbeddedNvim) -> dict[str, Any]:  # Any: the Lua table as JSON
-    mode = editor.request("nvim_get_mode")
-    if mode["blocking"]:
-        pytest.fail(f"Neovim is blocked in a prompt that takes the next keys: {mode}")
-    state: dict[str, Any] = editor.lua(STATE)
-    return state
-
-
-def _lines(editor: EmbeddedNvim, buffer: str) -> list[str]:
-    lines: list[str] = editor.lua(f"return vim.api.nvim_buf_get_lines(_G.{buffer}, 0, -1, false)")
-    return lines
+    with ui_neovim(argv, env, tmp_path) as editor:
+        editor.request("nvim_command", f"luafile {setup}")
+        editor.lua(OPEN, str(workspace))
+        yield editor
 
 
 def test_the_readme_setup_asks_without_taking_a_keystroke(
     nvim: str, tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
-    editor = _editor(nvim, tmp_path, workspace, model)
-    try:
-        words = (f"w{i}" for i in itertools.count())
-        typed: list[str] = []
-
-        def type_word() -> dict[str, Any]:  # Any: see _state
-            word = next(words)
-            typed.append(word)
-            editor.input(word + " ")
-            return _state(editor)
-
-        state = _state(editor)
+    with _editor(nvim, tmp_path, workspace, model) as editor:
+        typist = Typist(editor, STATE)
+        state = unblocked(editor, STATE)
         while not state["ready"]:
-            state = _state(editor)
+            state = unblocked(editor, STATE)
         editor.request("nvim_command", "DshPrompt Change beta to 'beta OK' in notes.txt")
         editor.input("i")
         while "(:DshAnswer N)" not in state["screen"]:  # the question, on screen
-            state = type_word()
+            state = typist.word()
         assert "Allow it?" in state["screen"], state["screen"]
         for _ in range(30):  # the question waits; the keys stay with the buffer
-            state = type_word()
+            state = typist.word()
             assert state["mode"] == "i", state
         assert state["notes"] == ["alpha", "beta", "gamma"], state
         editor.input("<C-o>:DshAnswer 1<CR>")
         while state["notes"] != ["alpha", "beta OK", "gamma"]:
-            state = type_word()
+            state = typist.word()
         for _ in range(30):  # after the edit landed: no prompt eats a key
-            state = type_word()
+            state = typist.word()
         assert "(:DshAnswer N)" not in state["screen"], "the answered question closes"
         editor.input("<Esc>")
-        assert _lines(editor, "dsh_draft") == [" ".join(typed) + " "]
-        tool_results = [
-            m["content"] for m in model.requests[-1].json()["messages"] if m["role"] == "tool"
-        ]
-        assert "Error" not in tool_results[-1], tool_results[-1]
-    finally:
-        editor.close()
+        assert buffer_lines(editor, "dsh_draft") == [typist.text()]
+        results = tool_results(model)
+        assert "Error" not in results[-1], results[-1]

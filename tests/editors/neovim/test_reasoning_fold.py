@@ -9,8 +9,6 @@ chat's input area, or in a file) keeps the cursor and every keystroke.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,8 @@ import pytest
 from dsh_lsp.testing import Event, ScriptedServer, Stall, StreamResponse, delta_payload
 
 from .nvim_rpc import EmbeddedNvim
-from .nvim_runner import PLUGIN, isolated_env
+from .nvim_runner import isolated_env
+from .nvim_ui import plugin_argv, plugin_neovim, ui_neovim, unblocked
 
 pytestmark = pytest.mark.e2e
 
@@ -68,26 +67,8 @@ THOUGHTS = ["Let me think", " about notes.txt.\nIt has three", " lines.\nThe sec
 ANSWER = ["It holds", " three lines", ": alpha, beta", " and gamma."]
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
-
-
 def _fold(editor: EmbeddedNvim) -> dict[str, Any]:  # Any: the Lua table as JSON
-    mode = editor.request("nvim_get_mode")
-    if mode["blocking"]:
-        pytest.fail(f"Neovim is blocked in a prompt that takes the next keys: {mode}")
-    state: dict[str, Any] = editor.lua(FOLD)
-    return state
+    return unblocked(editor, FOLD)
 
 
 @pytest.mark.parametrize("typing_in", ["chat", "file"])
@@ -103,14 +84,7 @@ def test_reasoning_is_folded_while_it_streams(
     ]
     steps += [Event(data=delta_payload({"content": piece})) for piece in ANSWER]
     model.enqueue(StreamResponse(steps=(*steps, Stall(seconds=None))))
-    env = isolated_env(tmp_path / "home", {"DEEPSEEK_API_KEY": "scripted-key"})
-    argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
-    argv += ["--cmd", "set noswapfile shadafile=NONE", "-c", "runtime plugin/dsh.lua"]
-    editor = EmbeddedNvim(argv, env, str(tmp_path))
-    try:
-        editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
-        server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(tmp_path / "server.log")]
-        editor.lua(SETUP, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace))
+    with plugin_neovim(nvim, tmp_path, workspace, model, SETUP) as editor:
         editor.request("nvim_command", "Dsh")
         if typing_in == "file":
             editor.request("nvim_command", "wincmd p")
@@ -156,8 +130,6 @@ def test_reasoning_is_folded_while_it_streams(
         while not state["done"]:
             state = _fold(editor)
         assert state["closed"] == state["header"], state  # still folded once it ended
-    finally:
-        editor.close()
 
 
 OPENED = """
@@ -177,13 +149,8 @@ return out
 
 def test_a_reasoning_block_the_user_opened_stays_open(nvim: str, tmp_path: Path) -> None:
     """Folding the new reasoning while the user types does not close the one they opened."""
-    env = isolated_env(tmp_path / "home")
-    argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
-    argv += ["--cmd", "set noswapfile shadafile=NONE", "-c", "runtime plugin/dsh.lua"]
-    editor = EmbeddedNvim(argv, env, str(tmp_path))
     update = "require('dsh.chat').update(...)"
-    try:
-        editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
+    with ui_neovim(plugin_argv(nvim), isolated_env(tmp_path / "home"), tmp_path) as editor:
         editor.lua("require('dsh').setup({}); require('dsh.chat').open()")
         editor.lua("require('dsh.chat').user({ { type = 'text', text = 'one' } })")
         editor.lua(update, {"kind": "agent_thought_chunk", "text": "first\nthought"})
@@ -205,5 +172,3 @@ def test_a_reasoning_block_the_user_opened_stays_open(nvim: str, tmp_path: Path)
             assert opened == -1, "the block the user opened stays open"
             assert streaming > 0, "the streaming block is folded"
         assert editor.request("nvim_get_mode")["mode"] == "i"
-    finally:
-        editor.close()

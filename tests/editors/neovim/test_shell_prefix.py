@@ -11,8 +11,6 @@ as remembered and runs the next ``echo`` command without asking.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ import pytest
 from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
 
 from .nvim_rpc import EmbeddedNvim
-from .nvim_runner import PLUGIN, isolated_env
+from .nvim_ui import plugin_neovim, tool_results
 
 pytestmark = pytest.mark.e2e
 
@@ -65,17 +63,10 @@ return answer and answer.result
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "notes.txt").write_text("alpha\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
+def workspace(workspace: Path) -> Path:
+    """The editors' shared workspace, its ``notes.txt`` one line long."""
+    (workspace / "notes.txt").write_text("alpha\n", encoding="utf-8")
+    return workspace
 
 
 def _bash(call_id: str, command: str) -> Any:  # Any: a StreamResponse
@@ -97,14 +88,7 @@ def test_always_allow_lets_the_user_edit_the_prefix(
         _bash("b2", "echo again"),
         completion(text="Again."),
     )
-    env = isolated_env(tmp_path / "home", {"DEEPSEEK_API_KEY": "scripted-key"})
-    argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]
-    argv += ["--cmd", "set noswapfile shadafile=NONE", "-c", "runtime plugin/dsh.lua"]
-    editor = EmbeddedNvim(argv, env, str(tmp_path))
-    try:
-        editor.request("nvim_ui_attach", 100, 30, {"rgb": True, "ext_linegrid": True})
-        server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(tmp_path / "server.log")]
-        editor.lua(SETUP, server_cmd, model.base_url, str(tmp_path / "sessions"), str(workspace))
+    with plugin_neovim(nvim, tmp_path, workspace, model, SETUP) as editor:
         while not _state(editor)["ready"]:
             pass
         editor.lua("require('dsh').ask('Say hello', {on_done = function(r) _G.dsh_done = r end})")
@@ -144,9 +128,5 @@ def test_always_allow_lets_the_user_edit_the_prefix(
         while not state["done"]:
             state = _state(editor)
         assert state["asked"] == 1, "the edited prefix `echo` approves `echo again`"
-        results = [
-            m["content"] for m in model.requests[-1].json()["messages"] if m["role"] == "tool"
-        ]
+        results = tool_results(model)
         assert "again" in results[-1], results
-    finally:
-        editor.close()
