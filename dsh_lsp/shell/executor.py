@@ -186,19 +186,11 @@ class _Child:
         streak = 0
         while True:
             try:
-                chunk = os.read(fd, CHUNK)
-                if chunk:
-                    task.output.write(chunk)
-            except BlockingIOError:
-                chunk = None
+                chunk = self._read_into(task)
             except OSError:  # the pipe, or the spill file of the output
                 return True
             if chunk:
-                task.revision += 1
-                streak += 1
-                if streak >= STREAK:  # a flood of output must not starve the event loop
-                    streak = 0
-                    await anyio.lowlevel.checkpoint()
+                streak = await _paced(streak)
                 continue
             if chunk == b"":
                 return True
@@ -217,22 +209,29 @@ class _Child:
         streak = 0
         while True:
             try:
-                chunk = os.read(fd, CHUNK)
-                if chunk:
-                    task.output.write(chunk)
-            except BlockingIOError:
+                chunk = self._read_into(task)
+            except OSError:
+                return
+            if chunk is None:
                 streak = 0
                 await anyio.wait_readable(fd)
                 continue
-            except OSError:
-                return
             if not chunk:
                 return
+            streak = await _paced(streak)
+
+    def _read_into(self, task: ShellTask) -> bytes | None:
+        """One read of the pipe into ``task.output``: the chunk (``b""`` at the end of the
+        output), None when nothing is there yet. Raises OSError when the pipe or the spill
+        file of the output cannot be used."""
+        try:
+            chunk = os.read(self._fd, CHUNK)
+        except BlockingIOError:
+            return None
+        if chunk:
+            task.output.write(chunk)
             task.revision += 1
-            streak += 1
-            if streak >= STREAK:
-                streak = 0
-                await anyio.lowlevel.checkpoint()
+        return chunk
 
     def _close_watch(self) -> None:
         if self._either is not None:
@@ -384,6 +383,16 @@ def _signal_group(pid: int, signum: int) -> bool:
     except PermissionError:
         return False
     return True
+
+
+async def _paced(streak: int) -> int:
+    """The count of chunks read in a row, one more; at ``STREAK`` a checkpoint lets the
+    event loop run (a flood of output must not starve it) and the count starts again."""
+    streak += 1
+    if streak >= STREAK:
+        await anyio.lowlevel.checkpoint()
+        return 0
+    return streak
 
 
 def _record_exit(task: ShellTask, returncode: int | None) -> None:
