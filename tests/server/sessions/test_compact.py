@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 import pytest
@@ -67,21 +69,11 @@ async def test_compact_during_a_prompt_runs_at_the_next_step_boundary(
     start = len(rig.model.requests())
     async with client.prompting(session, "two") as prompted:
         await client.until(lambda: len(client.permission_requests) >= 1)
-        compacted: dict[str, Json] = {}
-
-        async def compact() -> None:
-            compacted.update(await client.request("dsh/session/compact", {"sessionId": session}))
-            client.touched()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(compact)
-            await client.until(lambda: "queued" in compaction_states(client, session))
+        async with _compact_queued(client, session) as compacted:
             assert compacted == {}, "the step in flight is not compacted under it"
             release.set()
     assert prompted["result"]["stopReason"] == "end_turn"
-    assert compacted["queued"] is True
-    assert compacted["tokensAfter"] < compacted["tokensBefore"]
-    assert compaction_states(client, session) == ["queued", "started", "completed"]
+    _assert_compacted_once_queued(client, session, compacted)
     _, summary, next_step = rig.model.requests()[start:]
     assert "You are compacting the history" in json.dumps(summary)
     assert "first first" in json.dumps(summary), "the earlier turn is summarized"
@@ -105,23 +97,37 @@ async def test_compact_during_a_turn_that_ends_without_another_step_runs_after_i
     start = len(rig.model.requests())
     async with client.prompting(session, "two") as prompted:
         await client.until(lambda: "streaming" in client.text(session))
-        compacted: dict[str, Json] = {}
-
-        async def compact() -> None:
-            compacted.update(await client.request("dsh/session/compact", {"sessionId": session}))
-            client.touched()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(compact)
-            await client.until(lambda: "queued" in compaction_states(client, session))
+        async with _compact_queued(client, session) as compacted:
             await client.request("dsh/cancel", {"sessionId": session})
     assert prompted["result"]["stopReason"] == "cancelled"
-    assert compacted["queued"] is True
-    assert compacted["tokensAfter"] < compacted["tokensBefore"]
-    assert compaction_states(client, session) == ["queued", "started", "completed"]
+    _assert_compacted_once_queued(client, session, compacted)
     _, summary = rig.model.requests()[start:]
     assert "You are compacting the history" in json.dumps(summary)
 
 
 def compaction_states(client: DshClient, session: str) -> list[str]:
     return [u["state"] for u in client.updates[session] if u["kind"] == "compaction_update"]
+
+
+@asynccontextmanager
+async def _compact_queued(client: DshClient, session: str) -> AsyncIterator[dict[str, Json]]:
+    """Asks ``dsh/session/compact`` of *session* during its turn; the block runs once the
+    compaction is queued, and the answer fills the dict once the block and the request end."""
+    compacted: dict[str, Json] = {}
+
+    async def compact() -> None:
+        compacted.update(await client.request("dsh/session/compact", {"sessionId": session}))
+        client.touched()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(compact)
+        await client.until(lambda: "queued" in compaction_states(client, session))
+        yield compacted
+
+
+def _assert_compacted_once_queued(
+    client: DshClient, session: str, compacted: dict[str, Json]
+) -> None:
+    assert compacted["queued"] is True
+    assert compacted["tokensAfter"] < compacted["tokensBefore"]
+    assert compaction_states(client, session) == ["queued", "started", "completed"]
