@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from dsh_lsp.session import Session, SessionEventNotice, SessionHeader, assistan
 from dsh_lsp.testing.openai_chunks import ToolCallSpec, completion, error
 from dsh_lsp.testing.scripted_server import ScriptedServer
 from dsh_lsp.tools import ToolCallView, ToolExecution
+from tests.cli_process import dsh_env, run_dsh
 
 SESSION_LINE = re.compile(r"^session: (\S+)$", re.MULTILINE)
 
@@ -33,25 +32,9 @@ def _run(
     extra_env: dict[str, str] | None = None,
     base_url: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DEEPSEEK_", "XDG_STATE_HOME"))
-    }
-    env["DEEPSEEK_BASE_URL"] = server.base_url if base_url is None else base_url
-    env["XDG_STATE_HOME"] = str(tmp_path / "state")
-    if key is not None:
-        env["DEEPSEEK_API_KEY"] = key
+    env = dsh_env(tmp_path, server.base_url if base_url is None else base_url, key=key)
     env.update(extra_env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "dsh_lsp", "run", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        check=False,
-    )
+    return run_dsh(["run", *args], env)
 
 
 @pytest.fixture

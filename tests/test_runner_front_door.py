@@ -4,7 +4,6 @@ executable, against the scripted model server; on a pty where a terminal is the 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -19,38 +18,20 @@ from dsh_lsp.server.errors import MODEL_HINT
 from dsh_lsp.testing.openai_chunks import ToolCallSpec, completion, error
 from dsh_lsp.testing.scripted_server import ScriptedServer
 from dsh_lsp.tools import ToolCallView, ToolExecution, ToolLocation
+from tests.cli_process import dsh_env, run_dsh
 from tests.terminal import Terminal
 
 SESSION_LINE = re.compile(r"^session: (\S+)$", re.MULTILINE)
 
 
 def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DEEPSEEK_", "XDG_STATE_HOME"))
-    }
-    env.update(
-        DEEPSEEK_BASE_URL=base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-    )
-    return env
+    return dsh_env(tmp_path, base_url)
 
 
 def _dsh(
     tmp_path: Path, base_url: str, *args: str, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dsh_lsp", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        env=_env(tmp_path, base_url),
-        cwd=cwd,
-        check=False,
-    )
+    return run_dsh(args, _env(tmp_path, base_url), cwd=cwd)
 
 
 def _session_id(stderr: str) -> str:

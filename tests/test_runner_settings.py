@@ -5,9 +5,7 @@ against the scripted HTTP server)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from dsh_lsp.cli.runner import FLAGS, settings_from_flags
 from dsh_lsp.server import parse_settings
 from dsh_lsp.testing.openai_chunks import ToolCallSpec, completion, wire_usage
 from dsh_lsp.testing.scripted_server import ScriptedServer
+from tests.cli_process import dsh_env, run_dsh
 
 from .test_runner import _session_id
 
@@ -33,21 +32,8 @@ SETTING_FLAGS = {
 
 
 def _run(tmp_path: Path, server: ScriptedServer, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPSEEK_", "XDG_"))}
-    env.update(
-        DEEPSEEK_BASE_URL=server.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "dsh_lsp", "run", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        check=False,
-    )
+    env = dsh_env(tmp_path, server.base_url, strip=("DEEPSEEK_", "XDG_"))
+    return run_dsh(["run", *args], env)
 
 
 def bash(call_id: str, command: str, **extra: object) -> ToolCallSpec:
