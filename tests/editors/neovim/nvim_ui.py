@@ -22,6 +22,33 @@ from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import PLUGIN, isolated_env
 
 
+OPEN_NOTES_AND_DRAFT = """
+vim.cmd.cd(vim.fn.fnameescape(ws))
+vim.cmd.edit('notes.txt')
+_G.dsh_notes = vim.api.nvim_get_current_buf()
+vim.cmd.edit('draft.txt')
+_G.dsh_draft = vim.api.nvim_get_current_buf()
+"""
+"""Lua: in the workspace ``ws``, open ``notes.txt`` and then ``draft.txt`` (the current
+buffer), their numbers in ``_G.dsh_notes`` and ``_G.dsh_draft``."""
+
+
+def plugin_setup(options: str = "", params: str = "") -> str:
+    """Lua that sets the plugin up for the scripted model, its arguments (those
+    ``plugin_neovim`` passes) ``server_cmd, model_url, sessions, ws`` and then the names
+    *params* (``", prompt"``); *options* are more fields of ``setup`` (each line ending
+    in a comma)."""
+    return f"""
+local server_cmd, model_url, sessions, ws{params} = ...
+require('dsh').setup({{
+  cmd = server_cmd,
+  model = {{ name = 'scripted', base_url = model_url }},
+  session_dir = sessions,
+  root_markers = {{ '.git' }},
+{options}}})
+"""
+
+
 def plugin_argv(nvim: str) -> list[str]:
     """``nvim --embed --clean`` with the plugin on the runtime path and loaded."""
     argv = [nvim, "--embed", "--clean", "--cmd", f"set rtp^={PLUGIN}"]

@@ -22,6 +22,8 @@ from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
 
 from .nvim_rpc import EmbeddedNvim
 from .nvim_ui import (
+    OPEN_NOTES_AND_DRAFT,
+    plugin_setup,
     Typist,
     buffer_lines,
     plugin_neovim,
@@ -33,21 +35,10 @@ from .test_editor_tools import language_servers
 
 pytestmark = pytest.mark.e2e
 
-SETUP = """
-local server_cmd, model_url, sessions, ws, prompt = ...
-require('dsh').setup({
-  cmd = server_cmd,
-  model = { name = 'scripted', base_url = model_url },
-  session_dir = sessions,
-  root_markers = { '.git' },
-  permissions = { edit = 'ask', prompt = prompt },
-})
-vim.cmd.cd(vim.fn.fnameescape(ws))
-vim.cmd.edit('notes.txt')
-_G.dsh_notes = vim.api.nvim_get_current_buf()
-vim.cmd.edit('draft.txt')
-_G.dsh_draft = vim.api.nvim_get_current_buf()
-"""
+SETUP = (
+    plugin_setup("  permissions = { edit = 'ask', prompt = prompt },\n", ", prompt")
+    + OPEN_NOTES_AND_DRAFT
+)
 
 STATE = """
 local client = vim.lsp.get_clients({ name = 'dsh', bufnr = _G.dsh_notes })[1]
@@ -148,14 +139,7 @@ def test_the_diff_preview_is_on_screen_when_the_picker_opens(
         assert buffer_lines(editor, "dsh_notes") == ["alpha", "beta OK", "gamma"]
 
 
-SETUP_PYTHON = """
-local server_cmd, model_url, sessions, ws, ruff_cmd, jedi_cmd = ...
-require('dsh').setup({
-  cmd = server_cmd,
-  model = { name = 'scripted', base_url = model_url },
-  session_dir = sessions,
-  root_markers = { '.git' },
-})
+SETUP_PYTHON = plugin_setup(params=", ruff_cmd, jedi_cmd") + """
 for name, cmd in pairs({ ruff = ruff_cmd, jedi = jedi_cmd }) do
   local config = { cmd = vim.json.decode(cmd), filetypes = { 'python' }, root_markers = { '.git' } }
   vim.lsp.config(name, config)

@@ -22,21 +22,14 @@ from dsh_lsp.testing import ScriptedServer
 
 from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import REPO, isolated_env
-from .nvim_ui import Typist, buffer_lines, script_read_and_edit, tool_results, ui_neovim, unblocked
+from .nvim_ui import OPEN_NOTES_AND_DRAFT, Typist, buffer_lines, script_read_and_edit, tool_results, ui_neovim, unblocked
 
 pytestmark = pytest.mark.e2e
 
 README = REPO / "README.md"
 FENCE = "```lua\n-- Neovim without the dsh plugin (tested)"
 
-OPEN = """
-local ws = ...
-vim.cmd.cd(vim.fn.fnameescape(ws))
-vim.cmd.edit('notes.txt')
-_G.dsh_notes = vim.api.nvim_get_current_buf()
-vim.cmd.edit('draft.txt')
-_G.dsh_draft = vim.api.nvim_get_current_buf()
-"""
+OPEN = "local ws = ...\n" + OPEN_NOTES_AND_DRAFT
 
 STATE = """
 local client = vim.lsp.get_clients({ name = 'dsh', bufnr = _G.dsh_notes })[1]

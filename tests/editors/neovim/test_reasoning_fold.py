@@ -18,18 +18,11 @@ from dsh_lsp.testing import Event, ScriptedServer, Stall, StreamResponse, delta_
 
 from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import isolated_env
-from .nvim_ui import plugin_argv, plugin_neovim, ui_neovim, unblocked
+from .nvim_ui import plugin_argv, plugin_neovim, plugin_setup, ui_neovim, unblocked
 
 pytestmark = pytest.mark.e2e
 
-SETUP = """
-local server_cmd, model_url, sessions, ws = ...
-require('dsh').setup({
-  cmd = server_cmd,
-  model = { name = 'scripted', base_url = model_url },
-  session_dir = sessions,
-  root_markers = { '.git' },
-})
+SETUP = plugin_setup() + """
 vim.cmd.cd(vim.fn.fnameescape(ws))
 vim.cmd.edit('notes.txt')
 _G.dsh_notes = vim.api.nvim_get_current_buf()

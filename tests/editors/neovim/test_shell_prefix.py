@@ -19,19 +19,11 @@ import pytest
 from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
 
 from .nvim_rpc import EmbeddedNvim
-from .nvim_ui import plugin_neovim, tool_results
+from .nvim_ui import plugin_neovim, plugin_setup, tool_results
 
 pytestmark = pytest.mark.e2e
 
-SETUP = """
-local server_cmd, model_url, sessions, ws = ...
-require('dsh').setup({
-  cmd = server_cmd,
-  model = { name = 'scripted', base_url = model_url },
-  session_dir = sessions,
-  root_markers = { '.git' },
-  permissions = { shell = 'ask' },
-})
+SETUP = plugin_setup("  permissions = { shell = 'ask' },\n") + """
 vim.cmd.cd(vim.fn.fnameescape(ws))
 vim.cmd.edit('notes.txt')
 _G.dsh_notes = vim.api.nvim_get_current_buf()
