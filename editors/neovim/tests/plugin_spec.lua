@@ -63,14 +63,17 @@ local DSH_CAPABILITY = {
   },
 }
 
---- dsh.ask(`prompt`) and wait for the turn to end; returns its result.
-local function ask_and_wait(prompt)
+--- dsh.ask(`prompt`, `opts`) and wait for the turn to end; returns its result.
+local function ask_and_wait(prompt, opts)
   local done
-  require('dsh').ask(prompt, {
-    on_done = function(r)
-      done = r
-    end,
-  })
+  require('dsh').ask(
+    prompt,
+    vim.tbl_extend('force', opts or {}, {
+      on_done = function(r)
+        done = r
+      end,
+    })
+  )
   H.wait('the turn', 3000, function()
     return done ~= nil
   end)
@@ -215,19 +218,13 @@ H.case('ask streams a turn into the chat and reports to callbacks', function()
     stopReason = 'end_turn',
     usage = { inputTokens = 10, outputTokens = 3, cacheReadTokens = 30 },
   }))
-  local seen, done = {}, nil
-  require('dsh').ask('explain #buffer', {
+  local seen = {}
+  local done = ask_and_wait('explain #buffer', {
     bufnr = bufnr,
     on_update = function(u)
       seen[#seen + 1] = u.kind
     end,
-    on_done = function(result)
-      done = result
-    end,
   })
-  H.wait('the turn to end', 3000, function()
-    return done ~= nil
-  end)
   H.eq('on_done result', done, {
     stopReason = 'end_turn',
     usage = { inputTokens = 10, outputTokens = 3, cacheReadTokens = 30 },
