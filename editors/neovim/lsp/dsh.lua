@@ -12,19 +12,18 @@
 
 require('dsh.editor').install()
 
+--- A handler that loads `module` only when the first message comes and calls its `name`.
+local function lazy(module, name)
+  return function(...)
+    return require(module)[name](...)
+  end
+end
+
 local handlers = {
-  ['dsh/session/update'] = function(...)
-    return require('dsh.client').on_update(...)
-  end,
-  ['dsh/requestPermission'] = function(...)
-    return require('dsh.permission').handler(...)
-  end,
-  ['workspace/applyEdit'] = function(...)
-    return require('dsh.edits').handler(...)
-  end,
-  ['dsh/saveDocuments'] = function(...)
-    return require('dsh.save').handler(...)
-  end,
+  ['dsh/session/update'] = lazy('dsh.client', 'on_update'),
+  ['dsh/requestPermission'] = lazy('dsh.permission', 'handler'),
+  ['workspace/applyEdit'] = lazy('dsh.edits', 'handler'),
+  ['dsh/saveDocuments'] = lazy('dsh.save', 'handler'),
 }
 for method, handler in pairs(require('dsh.editor').handlers()) do
   handlers[method] = handler

@@ -13,13 +13,14 @@ local function workspace(files)
   return vim.fn.resolve(root)
 end
 
---- setup() + fake server + open `file`; returns srv, client, bufnr, root.
-local function start(handlers, opts)
-  local root = workspace()
+--- setup() + fake server + open `file` (default: a.txt of a fresh workspace() at `root`);
+--- returns srv, client, bufnr, root.
+local function start(handlers, opts, root, file)
+  root = root or workspace()
   require('dsh').setup(vim.tbl_extend('force', { root_markers = { '.git' } }, opts or {}))
   local srv = F.new(handlers)
   vim.lsp.config('dsh', { cmd = srv.cmd })
-  vim.cmd.edit(vim.fn.fnameescape(root .. '/a.txt'))
+  vim.cmd.edit(vim.fn.fnameescape(file or (root .. '/a.txt')))
   local bufnr = api.nvim_get_current_buf()
   local client
   H.wait('the client to initialize', 3000, function()
@@ -45,6 +46,38 @@ local function turn_server(updates, result, extra)
     end,
   }
   return vim.tbl_extend('force', handlers, extra or {})
+end
+
+--- The experimental.dsh capability the plugin announces (the config and the wire both carry it).
+local DSH_CAPABILITY = {
+  version = 1,
+  sessionUpdates = true,
+  permissions = true,
+  saveDocuments = true,
+  editor = {
+    diagnostics = true,
+    definition = true,
+    references = true,
+    symbols = true,
+    hover = true,
+  },
+}
+
+--- dsh.ask(`prompt`, `opts`) and wait for the turn to end; returns its result.
+local function ask_and_wait(prompt, opts)
+  local done
+  require('dsh').ask(
+    prompt,
+    vim.tbl_extend('force', opts or {}, {
+      on_done = function(r)
+        done = r
+      end,
+    })
+  )
+  H.wait('the turn', 3000, function()
+    return done ~= nil
+  end)
+  return done
 end
 
 local function chat_text()
@@ -128,19 +161,7 @@ H.case('setup validates options', function()
     sessionDir = '/tmp/s',
   })
   H.eq('workspace/configuration section', config.settings.dsh, config.init_options)
-  H.eq('experimental.dsh capability', config.capabilities.experimental.dsh, {
-    version = 1,
-    sessionUpdates = true,
-    permissions = true,
-    saveDocuments = true,
-    editor = {
-      diagnostics = true,
-      definition = true,
-      references = true,
-      symbols = true,
-      hover = true,
-    },
-  })
+  H.eq('experimental.dsh capability', config.capabilities.experimental.dsh, DSH_CAPABILITY)
   H.eq(
     'documentChanges capability',
     config.capabilities.workspace.workspaceEdit.documentChanges,
@@ -170,19 +191,7 @@ H.case('vim.lsp.enable starts the server with the dsh capabilities', function()
     client and vim.lsp.buf_is_attached(bufnr, client.id)
   )
   local caps = srv.init_params.capabilities
-  H.eq('experimental.dsh sent', caps.experimental.dsh, {
-    version = 1,
-    sessionUpdates = true,
-    permissions = true,
-    saveDocuments = true,
-    editor = {
-      diagnostics = true,
-      definition = true,
-      references = true,
-      symbols = true,
-      hover = true,
-    },
-  })
+  H.eq('experimental.dsh sent', caps.experimental.dsh, DSH_CAPABILITY)
   H.eq(
     'saveAfterTurn sent (default off)',
     srv.init_params.initializationOptions.edits,
@@ -209,19 +218,13 @@ H.case('ask streams a turn into the chat and reports to callbacks', function()
     stopReason = 'end_turn',
     usage = { inputTokens = 10, outputTokens = 3, cacheReadTokens = 30 },
   }))
-  local seen, done = {}, nil
-  require('dsh').ask('explain #buffer', {
+  local seen = {}
+  local done = ask_and_wait('explain #buffer', {
     bufnr = bufnr,
     on_update = function(u)
       seen[#seen + 1] = u.kind
     end,
-    on_done = function(result)
-      done = result
-    end,
   })
-  H.wait('the turn to end', 3000, function()
-    return done ~= nil
-  end)
   H.eq('on_done result', done, {
     stopReason = 'end_turn',
     usage = { inputTokens = 10, outputTokens = 3, cacheReadTokens = 30 },
@@ -861,23 +864,8 @@ H.case('a tool card lists its locations; <CR> on one jumps there', function()
     card('d1', { status = 'completed', locations = { { path = a, line = 3 } } }),
     { kind = 'agent_message_chunk', text = 'Three references.' },
   }
-  local srv = F.new(turn_server(updates))
-  require('dsh').setup({ root_markers = { '.git' } })
-  vim.lsp.config('dsh', { cmd = srv.cmd })
-  vim.cmd.edit(vim.fn.fnameescape(a))
-  H.wait('the client', 3000, function()
-    local c = vim.lsp.get_clients({ name = 'dsh' })[1]
-    return c ~= nil and c.initialized
-  end)
-  local done
-  require('dsh').ask('where is helper used?', {
-    on_done = function(r)
-      done = r
-    end,
-  })
-  H.wait('the turn', 3000, function()
-    return done ~= nil
-  end)
+  start(turn_server(updates), nil, root, a)
+  ask_and_wait('where is helper used?')
   require('dsh.chat').open()
   local chat = chat_text()
   local first = vim.fn.index(chat, "✓ References 'helper'  b.py:1")
@@ -927,15 +915,7 @@ H.case('works without setup: runtimepath + vim.lsp.enable', function()
   end)
   H.eq('capability sent without setup', srv.init_params.capabilities.experimental.dsh.version, 1)
   H.eq('default settings sent', srv.init_params.initializationOptions.permissions.edit, 'allow')
-  local done
-  require('dsh').ask('hello', {
-    on_done = function(r)
-      done = r
-    end,
-  })
-  H.wait('the turn', 3000, function()
-    return done ~= nil
-  end)
+  ask_and_wait('hello')
   H.check('answer in the chat', vim.tbl_contains(chat_text(), 'hi'), chat_text())
   H.eq('highlights defined by plugin/', api.nvim_get_hl(0, { name = 'DshUser' }).link, 'Title')
 end)

@@ -108,28 +108,15 @@ function M.ensure(cb)
     end
   end
   M.state.client_id = client.id
-  if client.initialized then
-    return cb(client)
-  end
-  local timer = assert(vim.uv.new_timer())
-  local waited = 0
-  timer:start(
-    10,
-    10,
-    vim.schedule_wrap(function()
-      waited = waited + 10
-      if timer:is_closing() then
-        return
-      end
-      if client.initialized then
-        timer:close()
-        cb(client)
-      elseif client:is_stopped() or waited > 20000 then
-        timer:close()
-        cb(nil, 'the server did not initialize (see :checkhealth dsh and :LspLog)')
-      end
-    end)
-  )
+  require('dsh.poll').poll(20000, function()
+    return client.initialized or client:is_stopped()
+  end, function()
+    if client.initialized then
+      cb(client)
+    else
+      cb(nil, 'the server did not initialize (see :checkhealth dsh and :LspLog)')
+    end
+  end, 10)
 end
 
 --- Send a request to the chat's client; `cb(err, result)`.

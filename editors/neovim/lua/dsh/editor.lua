@@ -200,32 +200,7 @@ end
 
 -- Waiting -----------------------------------------------------------------------------
 
---- Call `done()` once `cond()` holds (checked every 20 ms) or after `ms`.
----@param ms integer
----@param cond fun(): boolean
----@param done fun(ok: boolean)
-local function poll(ms, cond, done)
-  if cond() then
-    return done(true)
-  end
-  local timer = assert(vim.uv.new_timer())
-  local waited = 0
-  timer:start(
-    20,
-    20,
-    vim.schedule_wrap(function()
-      if timer:is_closing() then
-        return
-      end
-      waited = waited + 20
-      local ok = cond()
-      if ok or waited >= ms then
-        timer:close()
-        done(ok)
-      end
-    end)
-  )
-end
+local poll = require('dsh.poll').poll
 
 --- Wake the diagnostics waiters of `bufnr` (each check returns true when it is done).
 ---@param bufnr integer

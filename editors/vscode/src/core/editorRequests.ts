@@ -197,6 +197,21 @@ export class DiagnosticsVersions {
     const settled = this.settled(uri, version);
     if (settled !== undefined) return Promise.resolve(settled);
     if (timeoutMs <= 0 || cancel?.isCancellationRequested === true || this.unreported(uri)) return Promise.resolve(false);
+    return this.waitUntil(uri, timeoutMs, cancel, () => this.settled(uri, version));
+  }
+
+  /** Resolves once the next diagnostics change of `uri` is observed (`true`), or `false` at `timeoutMs`. */
+  nextReport(uri: string, timeoutMs: number, cancel?: Cancel): Promise<boolean> {
+    if (timeoutMs <= 0 || cancel?.isCancellationRequested === true) return Promise.resolve(false);
+    const before = this.documents.get(uri)?.reportedAt ?? 0;
+    return this.waitUntil(uri, timeoutMs, cancel, () => ((this.documents.get(uri)?.reportedAt ?? 0) > before ? true : undefined));
+  }
+
+  /**
+   * Resolves with the first answer `settle` gives other than `undefined` (asked on every
+   * diagnostics change of `uri`), or `false` at `timeoutMs` or on cancellation.
+   */
+  private waitUntil(uri: string, timeoutMs: number, cancel: Cancel | undefined, settle: () => boolean | undefined): Promise<boolean> {
     return new Promise((resolve) => {
       const finish = (value: boolean) => {
         this.waiters.delete(waiter);
@@ -207,28 +222,10 @@ export class DiagnosticsVersions {
       const waiter = {
         uri,
         check: () => {
-          const now = this.settled(uri, version);
+          const now = settle();
           if (now !== undefined) finish(now);
         },
       };
-      this.waiters.add(waiter);
-      const stopTimer = this.schedule(timeoutMs, () => finish(false));
-      const subscription = cancel?.onCancellationRequested(() => finish(false));
-    });
-  }
-
-  /** Resolves once the next diagnostics change of `uri` is observed (`true`), or `false` at `timeoutMs`. */
-  nextReport(uri: string, timeoutMs: number, cancel?: Cancel): Promise<boolean> {
-    if (timeoutMs <= 0 || cancel?.isCancellationRequested === true) return Promise.resolve(false);
-    const before = this.documents.get(uri)?.reportedAt ?? 0;
-    return new Promise((resolve) => {
-      const finish = (value: boolean) => {
-        this.waiters.delete(waiter);
-        stopTimer();
-        subscription?.dispose();
-        resolve(value);
-      };
-      const waiter = { uri, check: () => ((this.documents.get(uri)?.reportedAt ?? 0) > before ? finish(true) : undefined) };
       this.waiters.add(waiter);
       const stopTimer = this.schedule(timeoutMs, () => finish(false));
       const subscription = cancel?.onCancellationRequested(() => finish(false));

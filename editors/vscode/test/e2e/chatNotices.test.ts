@@ -6,44 +6,17 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Approvals } from '../../src/approvals';
 import { compactionText, instructionsText } from '../../src/core/notices';
 import { parseUpdate } from '../../src/core/parse';
 import { type ChatEvent, EMPTY_STATE, reduceAll } from '../../src/core/viewModel';
-import { VENV_BIN } from '../paths';
-import { completion, DshServer, ScriptedModel, tempDir } from './harness';
+import { completion, DshServer, skipWithoutServer as skip, worlds } from './harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions index decoded JSON
 
-const skip = existsSync(path.join(VENV_BIN, 'dsh-lsp')) ? false : 'no .venv/bin/dsh-lsp: install the repository venv first';
-let root: string;
-const cleanups: (() => unknown)[] = [];
-
-before(() => {
-  root = tempDir('dsh-e2e-notices-');
-});
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  if (!process.env.DSH_TEST_DEBUG) rmSync(root, { recursive: true, force: true });
-});
-
-let counter = 0;
-async function world(responses: Json[], settings: Json, files: Record<string, string>): Promise<{ workspace: string; server: DshServer }> {
-  const base = path.join(root, `w${++counter}`);
-  const workspace = path.join(base, 'workspace');
-  const stateDir = path.join(base, 'state');
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(stateDir, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(workspace, name), text);
-  const model = await ScriptedModel.start(base, responses);
-  cleanups.push(() => model.close());
-  const server = await DshServer.start({ workspace, stateDir, model, settings });
-  cleanups.push(() => (server.proc.exitCode === null ? server.stop() : undefined));
-  return { workspace, server };
-}
+const made = worlds('dsh-e2e-notices-');
+const world = (responses: Json[], settings: Json, files: Record<string, string>) => made.make({ responses, settings, files });
 
 const text = (t: string) => [{ type: 'text', text: t }];
 

@@ -11,41 +11,18 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { after, before, test } from 'node:test';
-import { VENV_BIN } from '../paths';
-import { completion, DshServer, ScriptedModel, tempDir } from './harness';
+import { test } from 'node:test';
+import { completion, DshServer, ScriptedModel, skipWithoutServer as skip, worlds } from './harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions index decoded JSON
 
-const available = existsSync(path.join(VENV_BIN, 'dsh-lsp'));
-const skip = available ? false : 'no .venv/bin/dsh-lsp: install the repository venv first';
 const options = { skip };
-let root: string;
-const cleanups: (() => unknown)[] = [];
+const made = worlds('dsh-e2e-editor-');
 
-before(() => {
-  root = tempDir('dsh-e2e-editor-');
-});
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  if (!process.env.DSH_TEST_DEBUG) rmSync(root, { recursive: true, force: true });
-});
-
-let counter = 0;
 async function world(responses: (workspace: string) => Json[], files: Record<string, string>, settings: Json = {}, editor = true) {
-  const base = path.join(root, `w${++counter}`);
-  const workspace = path.join(base, 'workspace');
-  const stateDir = path.join(base, 'state');
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(stateDir, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(workspace, name), text);
-  const model = await ScriptedModel.start(base, responses(workspace));
-  cleanups.push(() => model.close());
-  const server = await DshServer.start({ workspace, stateDir, model, settings, editor });
-  cleanups.push(() => (server.proc.exitCode === null ? server.stop() : undefined));
+  const { workspace, model, server } = await made.make({ responses, files, settings, editor });
   const sessionId = (await server.request<{ sessionId: string }>('dsh/session/new', {})).sessionId;
   return { workspace, model, server, sessionId };
 }

@@ -20,9 +20,10 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import {
@@ -566,4 +567,71 @@ export class DshServer {
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A test file's worlds: workspace + scripted model + server
+
+/** Why the end-to-end tests skip (no `.venv/bin/dsh-lsp`), or false when they can run. */
+export const skipWithoutServer: string | false = existsSync(path.join(VENV_BIN, 'dsh-lsp')) ? false : 'no .venv/bin/dsh-lsp: install the repository venv first';
+
+export interface World {
+  workspace: string;
+  stateDir: string;
+  model: ScriptedModel;
+  server: DshServer;
+}
+
+export interface WorldOptions {
+  /** The scripted model's answers, or a function of the workspace path (tool arguments carry absolute paths). */
+  responses: Json[] | ((workspace: string) => Json[]);
+  settings?: Json;
+  /** Files written into the workspace first, by name. */
+  files?: Record<string, string>;
+  /** Whether the editor advertises `experimental.dsh.editor` (see `DshServer.start`). */
+  editor?: boolean;
+}
+
+export interface Worlds {
+  /** A fresh workspace with `files`, a scripted model answering `responses` and a server on them. */
+  make(options: WorldOptions): Promise<World>;
+  /** Run `cleanup` after the file's tests (before the worlds' folder is removed). */
+  onCleanup(cleanup: () => unknown): void;
+}
+
+/**
+ * The worlds of one test file; call it at the file's top level. It registers the file's `before`
+ * and `after` hooks: a temporary folder named `prefix…` holds every world, and after the tests
+ * every server and model is closed (last made first) and the folder removed (kept when
+ * `DSH_TEST_DEBUG` is set). `make` raises what `ScriptedModel.start` / `DshServer.start` raise.
+ */
+export function worlds(prefix: string): Worlds {
+  let root = '';
+  let counter = 0;
+  const cleanups: (() => unknown)[] = [];
+  before(() => {
+    root = tempDir(prefix);
+  });
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    if (!process.env.DSH_TEST_DEBUG) rmSync(root, { recursive: true, force: true });
+  });
+  return {
+    onCleanup(cleanup) {
+      cleanups.push(cleanup);
+    },
+    async make({ responses, settings = {}, files = {}, editor }) {
+      const base = path.join(root, `w${++counter}`);
+      const workspace = path.join(base, 'workspace');
+      const stateDir = path.join(base, 'state');
+      mkdirSync(workspace, { recursive: true });
+      mkdirSync(stateDir, { recursive: true });
+      for (const [name, text] of Object.entries(files)) writeFileSync(path.join(workspace, name), text);
+      const model = await ScriptedModel.start(base, typeof responses === 'function' ? responses(workspace) : responses);
+      cleanups.push(() => model.close());
+      const server = await DshServer.start({ workspace, stateDir, model, settings, editor });
+      cleanups.push(() => (server.proc.exitCode === null ? server.stop() : undefined));
+      return { workspace, stateDir, model, server };
+    },
+  };
 }

@@ -6,50 +6,19 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CancellationTokenSource, ResponseError } from 'vscode-jsonrpc';
 import type { TextDocumentEdit } from 'vscode-languageserver-protocol';
-import { VENV_BIN } from '../paths';
-import { completion, DshServer, ScriptedModel, tempDir } from './harness';
+import { completion, DshServer, type ScriptedModel, skipWithoutServer as skip, type World, worlds } from './harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions index decoded JSON
 
-const available = existsSync(path.join(VENV_BIN, 'dsh-lsp'));
-let root: string;
-const cleanups: (() => unknown)[] = [];
+const made = worlds('dsh-e2e-');
 
-before(() => {
-  root = tempDir('dsh-e2e-');
-});
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  if (!process.env.DSH_TEST_DEBUG) rmSync(root, { recursive: true, force: true });
-});
-
-interface World {
-  workspace: string;
-  stateDir: string;
-  model: ScriptedModel;
-  server: DshServer;
-}
-
-let counter = 0;
 /** A workspace with `files`, a scripted model answering `responses` (given the workspace path, since tool arguments carry absolute paths) and a server. */
-async function world(responses: Json[] | ((workspace: string) => Json[]), settings: Json = {}, files: Record<string, string> = {}): Promise<World> {
-  const base = path.join(root, `w${++counter}`);
-  const workspace = path.join(base, 'workspace');
-  const stateDir = path.join(base, 'state');
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(stateDir, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(workspace, name), text);
-  const model = await ScriptedModel.start(base, typeof responses === 'function' ? responses(workspace) : responses);
-  cleanups.push(() => model.close());
-  const server = await DshServer.start({ workspace, stateDir, model, settings });
-  cleanups.push(() => (server.proc.exitCode === null ? server.stop() : undefined));
-  return { workspace, stateDir, model, server };
-}
+const world = (responses: Json[] | ((workspace: string) => Json[]), settings: Json = {}, files: Record<string, string> = {}): Promise<World> => made.make({ responses, settings, files });
 
 async function newSession(server: DshServer, cwd?: string): Promise<string> {
   const result = await server.request<{ sessionId: string }>('dsh/session/new', cwd ? { cwd } : {});
@@ -69,7 +38,6 @@ function toolResults(model: ScriptedModel, index: number): string {
     .join('\n');
 }
 
-const skip = available ? false : 'no .venv/bin/dsh-lsp: install the repository venv first';
 /**
  * Tests of edits through the editor (versioned `workspace/applyEdit`, reads of unsaved
  * buffers). `DSH_EDITOR_EDITS=pending` reports them as todo while the server writes files
@@ -282,7 +250,7 @@ test('resume from a new server process replays the history, then the session con
   assert.equal(await first.server.stop(), 0);
 
   const server = await DshServer.start({ workspace: first.workspace, stateDir: first.stateDir, model: first.model });
-  cleanups.push(() => (server.proc.exitCode === null ? server.stop() : undefined));
+  made.onCleanup(() => (server.proc.exitCode === null ? server.stop() : undefined));
   const list = await server.request<Json>('dsh/session/list', {});
   const listed = (list.sessions as Json[]).find((s) => s.sessionId === sessionId);
   assert.ok(listed, `listed: ${JSON.stringify(list)}`);

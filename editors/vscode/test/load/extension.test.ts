@@ -33,6 +33,13 @@ before(() => {
 });
 after(() => { if (!process.env.DSH_TEST_DEBUG) rmSync(dir, { recursive: true, force: true }); });
 
+/** Points the fake server's message log (`FAKE_SERVER_LOG`) at `name` in the test folder; returns its path. */
+function logServerTo(name: string): string {
+  const logFile = path.join(dir, name);
+  process.env.FAKE_SERVER_LOG = logFile;
+  return logFile;
+}
+
 function serverLog(file: string): Json[] {
   try {
     return readFileSync(file, 'utf8')
@@ -97,8 +104,7 @@ const eventsOf = (posted: unknown[]): ChatEvent[] => posted.flatMap((m) => ((m a
 const isStatus = (pattern: RegExp) => (m: unknown) => (m as Json).type === 'status' && pattern.test(String((m as Json).status.tooltip));
 
 test('activation, settings, a streamed turn with an approval, Show diff, and shutdown', async () => {
-  const logFile = path.join(dir, 'server.jsonl');
-  process.env.FAKE_SERVER_LOG = logFile;
+  const logFile = logServerTo('server.jsonl');
   const loaded = load(
     {
       'dsh.server.command': [process.execPath, FAKE_SERVER],
@@ -207,8 +213,7 @@ test('activation, settings, a streamed turn with an approval, Show diff, and shu
 });
 
 test('a crashed server is restarted with backoff and comes back', async () => {
-  const logFile = path.join(dir, 'crash.jsonl');
-  process.env.FAKE_SERVER_LOG = logFile;
+  const logFile = logServerTo('crash.jsonl');
   process.env.FAKE_SERVER_CRASH_ONCE = path.join(dir, 'crashed-once');
   const loaded = load({ 'dsh.server.command': [process.execPath, FAKE_SERVER] });
   try {
@@ -227,8 +232,7 @@ test('a crashed server is restarted with backoff and comes back', async () => {
 });
 
 test('dsh.ask sends the question with the selection as a resource_link; a rejected approval fails the tool call', async () => {
-  const logFile = path.join(dir, 'ask.jsonl');
-  process.env.FAKE_SERVER_LOG = logFile;
+  const logFile = logServerTo('ask.jsonl');
   const file = path.join(ws, 'b.py');
   const loaded = load({ 'dsh.server.command': [process.execPath, FAKE_SERVER] }, { [file]: 'a\nb\nc\n' });
   const { world } = loaded;
@@ -263,8 +267,7 @@ test('dsh.ask sends the question with the selection as a resource_link; a reject
 });
 
 test('dsh/editor/* are answered from the editor: version-exact diagnostics, reduced locations, LSP symbol kinds, hover Markdown', async () => {
-  const logFile = path.join(dir, 'editor.jsonl');
-  process.env.FAKE_SERVER_LOG = logFile;
+  const logFile = logServerTo('editor.jsonl');
   const file = path.join(ws, 'c.py');
   const loaded = load({ 'dsh.server.command': [process.execPath, FAKE_SERVER] }, { [file]: 'x = 1\ny = x\n' });
   const { world } = loaded;

@@ -261,6 +261,14 @@ function fakeHost(options: { encoding?: PositionEncoding; documents?: Record<str
   const fail = () => {
     if (answers.fail) throw new Error('provider crashed');
   };
+  /** A provider at a position: records the call, crashes when `answers.fail`, else gives `answer()`. */
+  const atPosition =
+    <T>(method: string, answer: () => T) =>
+    async (uri: string, position: Position): Promise<T> => {
+      calls.push({ method, uri, position });
+      fail();
+      return answer();
+    };
   const host: EditorHost = {
     canonical: (uri) => {
       if (!/^[a-z]+:/.test(uri)) throw new Error('not a uri');
@@ -277,26 +285,14 @@ function fakeHost(options: { encoding?: PositionEncoding; documents?: Record<str
     lines: async (uri) => linesOf(uri),
     diagnostics: (uri) => diagnostics.get(uri) ?? [],
     allDiagnostics: () => [...diagnostics.entries()],
-    definitions: async (uri, position) => {
-      calls.push({ method: 'definitions', uri, position });
-      fail();
-      return answers.definitions;
-    },
-    references: async (uri, position) => {
-      calls.push({ method: 'references', uri, position });
-      fail();
-      return answers.references;
-    },
+    definitions: atPosition('definitions', () => answers.definitions),
+    references: atPosition('references', () => answers.references),
     workspaceSymbols: async (query) => {
       calls.push({ method: 'symbols', query });
       fail();
       return answers.symbols;
     },
-    hovers: async (uri, position) => {
-      calls.push({ method: 'hovers', uri, position });
-      fail();
-      return answers.hovers;
-    },
+    hovers: atPosition('hovers', () => answers.hovers),
     encoding: () => options.encoding ?? 'utf-16',
     warn: (message) => void warnings.push(message),
   };
