@@ -2,7 +2,7 @@
 
 pydantic models read each answer (unknown fields ignored, as LSP asks); ``read_*`` turn a
 valid answer into the frozen values the tools use and raise ``EditorAnswerError`` naming the
-method and the first bad field for anything else, so a broken client gives the model a
+method and each bad field for anything else, so a broken client gives the model a
 clear tool error and the server goes on serving.
 """
 
@@ -16,6 +16,8 @@ from pydantic.alias_generators import to_camel
 
 from dsh_lsp.kernel import DshError
 from dsh_lsp.llm import JsonValue
+from dsh_lsp.server.settings import describe_validation_error
+from dsh_lsp.server.wire import Position, Range
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -87,21 +89,9 @@ class SymbolInfo:
     place: Place
 
 
-class _Position(BaseModel):
-    model_config = _OPEN
-    line: int = Field(ge=0)
-    character: int = Field(ge=0)
-
-
-class _Range(BaseModel):
-    model_config = _OPEN
-    start: _Position
-    end: _Position
-
-
 class _Diagnostic(BaseModel):
     model_config = _OPEN
-    range: _Range
+    range: Range
     severity: int | None = Field(default=None, ge=1, le=4)
     code: str | int | None = None
     source: str | None = None
@@ -124,7 +114,7 @@ class _Diagnostics(BaseModel):
 class _Location(BaseModel):
     model_config = _OPEN
     uri: str
-    range: _Range | None = None
+    range: Range | None = None
 
 
 class _Locations(BaseModel):
@@ -150,7 +140,7 @@ class _Hover(BaseModel):
     contents: str
 
 
-def _spot(position: _Position) -> Spot:
+def _spot(position: Position) -> Spot:
     return Spot(line=position.line, character=position.character)
 
 
@@ -163,10 +153,9 @@ def _validate(model: type[M], method: str, answer: JsonValue) -> M:
     try:
         return model.model_validate(answer)
     except ValidationError as exc:
-        first = exc.errors(include_input=False, include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "result"
         raise EditorAnswerError(
-            f"the editor's answer to dsh/editor/{method} is malformed ({where}: {first['msg']})"
+            f"the editor's answer to dsh/editor/{method} is malformed"
+            f" ({describe_validation_error(exc, 'result')})"
         ) from None
 
 

@@ -28,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from .params import CancelledOutcome as CancelledOutcome
     from .params import MessageActionAnswer as MessageActionAnswer
     from .params import PermissionAnswer as PermissionAnswer
+    from .params import Position as Position
     from .params import PromptParams as PromptParams
     from .params import Range as Range
     from .params import ResourceLinkContent as ResourceLinkContent
