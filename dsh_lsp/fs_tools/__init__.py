@@ -73,6 +73,7 @@ from .target import FsInfo as FsInfo
 from .target import FsTarget as FsTarget
 from .text import Document as Document
 from .tool_prompts import FS_TOOL_SECTIONS as FS_TOOL_SECTIONS
+from .tool_support import shown as shown_path
 from .tools_config import FsToolsConfig as FsToolsConfig
 
 __all__ = (
@@ -136,4 +137,5 @@ __all__ = (
     "parse_gitignore",
     "render_unified",
     "required_literal",
+    "shown_path",
 )

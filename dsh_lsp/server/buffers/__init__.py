@@ -17,6 +17,7 @@ if _typing.TYPE_CHECKING:
     from .documents import DocumentEvent as DocumentEvent
     from .documents import OpenDocument as OpenDocument
     from .documents import OpenDocuments as OpenDocuments
+    from .lsp_lines import line_texts as line_texts
     from .positions import DEFAULT_ENCODING as DEFAULT_ENCODING
     from .positions import Position as Position
     from .positions import PositionEncoding as PositionEncoding

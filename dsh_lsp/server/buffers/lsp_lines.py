@@ -36,6 +36,11 @@ def split_keeping_ends(text: str) -> list[str]:
     return lines
 
 
+def line_texts(text: str) -> list[str]:
+    """The LSP lines of ``text`` without their terminators (``[""]`` for ``""``)."""
+    return _BREAK.split(text)[::2]
+
+
 def line_break(line: str) -> str:
     """The terminator ``line`` ends with (``""`` for none)."""
     if line.endswith("\r\n"):

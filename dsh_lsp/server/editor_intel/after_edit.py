@@ -32,13 +32,12 @@ from typing import Final
 
 import anyio
 
-from dsh_lsp.fs_tools import TextHunk, diff_texts
-from dsh_lsp.server.buffers import OpenDocuments, positions_at
+from dsh_lsp.fs_tools import TextHunk, diff_texts, shown_path
+from dsh_lsp.server.buffers import OpenDocuments, line_texts, positions_at
 
 from .answers import DocumentProblems, EditorAnswerError, EditorNoAnswerError, Problem
 from .client import EditorIntel
-from .lines import shown_path, uri_path
-from .symbols_on_line import lsp_lines
+from .lines import uri_path
 from .tools import problem_row
 
 _log = logging.getLogger(__name__)
@@ -227,7 +226,7 @@ class AfterEdit:
         )
         if not found:
             return f"{label}No new problems.{partial}"
-        lines = lsp_lines(edit.after)
+        lines = line_texts(edit.after)
         rows = [
             problem_row(
                 problem,

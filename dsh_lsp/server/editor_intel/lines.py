@@ -3,7 +3,7 @@
 ``LineSource`` reads a document's lines once per tool result: the mirror's text when the
 editor has it open (unsaved changes included), else the file on disk (files above
 ``MAX_CONTEXT_BYTES`` or unreadable give no context). Paths in results are shown relative
-to the session's folder when they lie below it (``shown_path``).
+to the session's folder when they lie below it (``fs_tools.shown_path``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from typing import Final
 import anyio
 from pygls.uris import to_fs_path
 
-from dsh_lsp.server.buffers import OpenDocuments
-
-from .symbols_on_line import lsp_lines
+from dsh_lsp.server.buffers import OpenDocuments, line_texts
 
 MAX_CONTEXT_BYTES: Final = 4 << 20
 """Files larger than this give no line of context."""
@@ -28,13 +26,6 @@ def uri_path(uri: str) -> str:
     """The file-system path of a ``file:`` URI (the URI itself for other schemes)."""
     path = to_fs_path(uri) if uri.startswith("file:") else None
     return path or uri
-
-
-def shown_path(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies below it, else unchanged."""
-    if cwd and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
-        return os.path.relpath(path, cwd)
-    return path
 
 
 def clip(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -59,7 +50,7 @@ class LineSource:
         document = self._documents.get(uri)
         found: list[str] | None
         if document is not None:
-            found = lsp_lines(document.text())
+            found = line_texts(document.text())
         else:
             found = await anyio.to_thread.run_sync(_read_lines, uri_path(uri))
         self._cache[uri] = found
@@ -78,6 +69,6 @@ def _read_lines(path: str) -> list[str] | None:
         if os.path.getsize(path) > MAX_CONTEXT_BYTES:
             return None
         with open(path, encoding="utf-8", errors="replace", newline="") as file:
-            return lsp_lines(file.read())
+            return line_texts(file.read())
     except OSError:
         return None

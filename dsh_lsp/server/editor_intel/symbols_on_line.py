@@ -10,18 +10,7 @@ part; a trailing ``()`` is ignored. Pure functions.
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
 from dsh_lsp.server.buffers import PositionEncoding, index_at, positions_at
-
-_BREAKS: Final = re.compile(r"\r\n|\r|\n")
-
-
-def lsp_lines(text: str) -> list[str]:
-    """The lines of ``text`` as LSP counts them (``\\r\\n``, ``\\r`` or ``\\n`` end a line),
-    without their terminators."""
-    return _BREAKS.split(text)
 
 
 def _is_word(char: str) -> bool:

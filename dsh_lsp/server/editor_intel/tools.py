@@ -19,9 +19,9 @@ from typing import Final
 
 from pygls.uris import from_fs_path
 
-from dsh_lsp.fs_tools import FileSystem
+from dsh_lsp.fs_tools import FileSystem, shown_path
 from dsh_lsp.llm import JsonObject, JsonValue, TextBlock
-from dsh_lsp.server.buffers import OpenDocuments, PositionEncoding
+from dsh_lsp.server.buffers import OpenDocuments, PositionEncoding, line_texts
 from dsh_lsp.tools import (
     ExecuteFn,
     Prop,
@@ -40,8 +40,8 @@ from dsh_lsp.tools import (
 from .answers import EditorNoAnswerError, Place, Problem, Spot
 from .capabilities import EditorMethod
 from .client import EditorIntel
-from .lines import LineSource, clip, shown_path, uri_path
-from .symbols_on_line import display_column, lsp_lines, symbol_column
+from .lines import LineSource, clip, uri_path
+from .symbols_on_line import display_column, symbol_column
 
 MAX_LOCATIONS: Final = 50
 """Locations a definition/references/symbols result lists."""
@@ -112,7 +112,7 @@ async def _document(
     text = await deps.fs.read_text(target)
     document = deps.documents.by_key(target.key)
     uri = document.uri if document is not None else str(from_fs_path(target.display_path))
-    return uri, target.display_path, lsp_lines(text)
+    return uri, target.display_path, line_texts(text)
 
 
 async def _position(

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh_lsp.server.buffers.documents import ContentChange, DocumentEvent, OpenDocuments, file_key
+from dsh_lsp.server.buffers.lsp_lines import content, line_texts, split_lsp_lines
 from dsh_lsp.server.buffers.positions import Position, PositionEncoding
 from tests.server.editor_model import EditorBehaviour, EditorModel
 from tests.server.scripted_editor import _change
@@ -165,3 +166,10 @@ def test_an_incremental_change_of_a_large_document_is_cheap() -> None:
     assert document is not None
     assert document.text().count("LINE 50000\n") == 1
     assert elapsed < 0.002, f"{elapsed * 1000:.2f} ms per change"
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\r", "\n", "\x0c", "\u2028", " "])))
+def test_line_texts_are_the_lsp_lines_without_their_terminators(text: str) -> None:
+    lines = split_lsp_lines(text)
+    assert line_texts(text) == [content(line) for line in lines]
+    assert len(line_texts(text)) == OpenDocuments().open("file:///t", 1, text).line_count
