@@ -176,6 +176,15 @@ class OpenDocuments:
         """The open document at ``uri``."""
         return self._documents.get(uri)
 
+    def version_of(self, uri: str, token: str) -> int | None:
+        """The document version ``token`` names when it is the token of a whole didChange
+        of the document open at ``uri`` now (not a provisional or intermediate state)."""
+        document = self._documents.get(uri)
+        if document is None:
+            return None
+        number = token.removeprefix(f"buffer:{document.generation}:")
+        return int(number) if number != token and number.isascii() and number.isdigit() else None
+
     def by_key(self, key: str) -> OpenDocument | None:
         """The open document whose file has real path ``key``."""
         return self._by_key.get(key)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
@@ -50,8 +49,6 @@ MAX_NEW: Final = 20
 """New problems one edit's result lists."""
 MAX_COMMAND_FILES: Final = 5
 """Open files a command changed that are checked."""
-
-_TOKEN: Final = re.compile(r"buffer:(\d+):(\d+)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,16 +86,6 @@ class CallRecord:
 
 CURRENT_CALL: ContextVar[CallRecord | None] = ContextVar("dsh_editor_call", default=None)
 """The running tool call's record (set by the ``tools/pre-execute`` listener)."""
-
-
-def version_of(token: str, documents: OpenDocuments, uri: str) -> int | None:
-    """The document version a version token names, when it names a whole didChange of the
-    document open now (not an intermediate or provisional state), else None."""
-    match = _TOKEN.fullmatch(token)
-    document = documents.get(uri)
-    if match is None or document is None or int(match.group(1)) != document.generation:
-        return None
-    return int(match.group(2))
 
 
 def _lines_at(text: str, offsets: Sequence[int]) -> list[int]:
@@ -191,7 +178,7 @@ class AfterEdit:
         """The text an edit's result gains (see the module docstring). Raises only what
         the channel raises unexpectedly (no answer and bad answers become sentences)."""
         shown = shown_path(uri_path(edit.uri), cwd)
-        version = version_of(edit.token, self._documents, edit.uri)
+        version = self._documents.version_of(edit.uri, edit.token)
         timeout_ms = self._timeout_ms()
         waited = f"waited {timeout_ms / 1000:g} s"
         if version is None:

@@ -173,3 +173,15 @@ def test_line_texts_are_the_lsp_lines_without_their_terminators(text: str) -> No
     lines = split_lsp_lines(text)
     assert line_texts(text) == [content(line) for line in lines]
     assert len(line_texts(text)) == OpenDocuments().open("file:///t", 1, text).line_count
+
+
+def test_version_of_names_only_a_whole_didchange_of_the_open_document() -> None:
+    documents = OpenDocuments()
+    document = documents.open("file:///t", 7, "a\n")
+    assert documents.version_of("file:///t", document.token) == 7
+    provisional = documents.expect("file:///t", "b\n")
+    assert provisional is not None
+    assert documents.version_of("file:///t", provisional) is None
+    assert documents.version_of("file:///t", f"buffer:{document.generation + 1}:7") is None
+    assert documents.version_of("file:///t", f"buffer:{document.generation}:²") is None
+    assert documents.version_of("file:///other", document.token) is None
