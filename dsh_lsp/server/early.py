@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import time
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ import anyio
 
 from dsh_lsp import __version__
 
-from .wire import DEFAULT_MAX_BODY, FrameDecoder, encode_frame
+from .wire import DEFAULT_MAX_BODY, FrameDecoder, encode_frame, strict_loads
 
 if TYPE_CHECKING:
     from .wire import Connection, Frame
@@ -345,7 +344,7 @@ def _light(frame: Frame, connection: ReadAhead) -> EarlySession | bool:
     if not isinstance(frame, bytes):
         return False
     try:
-        message = json.loads(frame, parse_float=_finite, parse_constant=_no_constant)
+        message = strict_loads(frame)
     except (ValueError, RecursionError):
         return False
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
@@ -397,14 +396,3 @@ def new_session_id() -> str:
     raw[8] = (raw[8] & 0x3F) | 0x80
     h = raw.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
-def _no_constant(text: str) -> Any:  # Any: json's parse_constant hook
-    raise ValueError(text)

@@ -5,7 +5,7 @@ The byte connection (``transport``: stdio or one TCP client), ``Content-Length``
 (``framing``), the read loop that feeds the protocol and answers bad input (``read_loop``),
 pygls's protocol with the LSP lifecycle and error answers (``protocol``), the converter that
 keeps custom params as plain dicts (``converter``), the ``dsh/*`` params and client answers
-validated at the trust boundary (``params``), and the client channel: what the server may
+validated at the trust boundary (``params``), the strict JSON reading of bodies (``strict_json``), and the client channel: what the server may
 send to the editor and what the editor supports (``channel``).
 """
 
@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:
     from .params import parse_params as parse_params
     from .protocol import DshProtocol as DshProtocol
     from .read_loop import pump as pump
+    from .strict_json import strict_loads as strict_loads
     from .transport import Connection as Connection
     from .transport import open_stdio as open_stdio
     from .transport import open_tcp as open_tcp

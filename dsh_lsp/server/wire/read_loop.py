@@ -25,17 +25,16 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
-import json
 import logging
-import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Final
 
 from pygls.exceptions import JsonRpcException
 
 from .framing import DEFAULT_MAX_BODY, BadHeader, Frame, FrameDecoder
 from .protocol import IGNORED, DshProtocol
+from .strict_json import strict_loads
 from .transport import Connection
 
 _log = logging.getLogger(__name__)
@@ -99,21 +98,10 @@ def _give_back_memory() -> None:
         _TRIM(0)
 
 
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:40]} does not fit a double")
-    return value
-
-
-def _no_constant(text: str) -> Any:  # Any: json's parse_constant hook
-    raise ValueError(f"{text} is not JSON")
-
-
 def dispatch(body: bytes, protocol: DshProtocol) -> None:
     """Decode one body and hand it to ``protocol``; never raises."""
     try:
-        data = json.loads(body, parse_float=_finite, parse_constant=_no_constant)
+        data = strict_loads(body)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and bad UTF-8 are ValueErrors
         _log.warning("received a body that is not JSON: %s", str(exc)[:200])
         _reply_error(protocol, None, PARSE_ERROR, f"Parse error: {str(exc)[:200]}")
