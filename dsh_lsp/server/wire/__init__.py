@@ -2,11 +2,12 @@
 
 The bottom of the server's rooms: nothing in it knows about sessions, documents or files.
 The byte connection (``transport``: stdio or one TCP client), ``Content-Length`` framing
-(``framing``), the read loop that feeds the protocol and answers bad input (``read_loop``),
-pygls's protocol with the LSP lifecycle and error answers (``protocol``), the converter that
-keeps custom params as plain dicts (``converter``), the ``dsh/*`` params and client answers
-validated at the trust boundary (``params``), the strict JSON reading of bodies (``strict_json``), and the client channel: what the server may
-send to the editor and what the editor supports (``channel``).
+(``framing``), the strict JSON reading of bodies (``strict_json``), the read loop that feeds
+the protocol and answers bad input (``read_loop``), pygls's protocol with the LSP lifecycle
+and error answers (``protocol``), the converter that keeps custom params as plain dicts
+(``converter``), the ``dsh/*`` params and client answers validated at the trust boundary
+(``params``), and the client channel: what the server may send to the editor and what the
+editor supports (``channel``).
 """
 
 import typing as _typing
