@@ -65,13 +65,7 @@ class Redactor:
             # Only a suffix that starts with the secret's first character can start it; the
             # leftmost such position that does gives the longest suffix.
             first = secret[0]
-            at = text.find(
-                first,
-                max(
-                    0,
-                    end - len(secret) + 1,
-                ),
-            )
+            at = text.find(first, max(0, end - len(secret) + 1))
             while at != -1 and end - at > longest:
                 if secret.startswith(text[at:]):
                     longest = end - at
