@@ -12,7 +12,7 @@ import pytest_asyncio
 
 from dsh_lsp.testing import ScriptedServer
 
-from .support import CLIENTS, DshClient, ModelScript, Rig, running_server
+from .support import CLIENTS, DshClient, ModelScript, Rig, ServerOptions, running_server
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +36,24 @@ def _script_consumed(model: ModelScript) -> Iterator[None]:
     assert leftover == 0, f"{leftover} scripted answers were not requested"
 
 
+@pytest.fixture(scope="module")
+def rig_options() -> ServerOptions:
+    """How the module's ``rig`` is started (``running_server`` keywords): the defaults. A
+    module that needs another server (a plain client, an edit policy) overrides this."""
+    return {}
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
 async def rig(
-    request: pytest.FixtureRequest, model: ModelScript, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    model: ModelScript,
+    tmp_path_factory: pytest.TempPathFactory,
+    rig_options: ServerOptions,
 ) -> AsyncIterator[Rig]:
-    """A server for the module, once per client capability set."""
+    """A server for the module, once per client capability set, started with
+    ``rig_options``."""
     root = tmp_path_factory.mktemp("rig")
-    async with running_server(request.param, model, root) as started:
+    async with running_server(request.param, model, root, **rig_options) as started:
         yield started
 
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 import anyio
 import pytest_lsp
@@ -310,6 +310,16 @@ class Rig:
         return str(from_fs_path(str(self.workspace / name)))
 
 
+class ServerOptions(TypedDict, total=False):
+    """Keywords of ``running_server`` that configure a module's shared ``rig`` (a module
+    overrides the ``rig_options`` fixture of ``conftest`` to set them)."""
+
+    rich: bool
+    init_options: Json
+    configuration: Json
+    save_documents: bool
+
+
 @asynccontextmanager
 async def running_server(
     spec: str,
@@ -326,15 +336,15 @@ async def running_server(
     experimental: Json = None,
     client: DshClient | None = None,
 ) -> AsyncIterator[Rig]:
-    """Start a server, initialize it (workspace folder ``root/workspace``, sessions in
-    ``root/sessions`` unless ``init_options`` says otherwise; the client answers
-    ``dsh/saveDocuments`` with ``save_documents``), yield, then shut it down.
+    """Start a server, initialize it (workspace folder ``root/workspace``; initialization
+    options ``init_options`` over the default ``sessionDir`` ``root/sessions``; the client
+    answers ``dsh/saveDocuments`` with ``save_documents``), yield, then shut it down.
     ``experimental`` replaces the client's ``experimental`` capability; ``client`` is a
     client from ``make_client`` with more handlers registered."""
     workspace = root / "workspace"
     sessions = root / "sessions"
     workspace.mkdir(parents=True, exist_ok=True)
-    options = {"sessionDir": str(sessions)} if init_options is None else init_options
+    options = {"sessionDir": str(sessions), **(init_options or {})}
     client = client if client is not None else make_client()
     if configuration is not None:
         client.set_configuration(configuration, section="dsh")

@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from dsh_lsp.testing import ToolCallSpec, completion
 from tests.server.support import (
-    CLIENTS,
     DshClient,
     Json,
-    ModelScript,
     Rig,
+    ServerOptions,
     open_document,
-    running_server,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -32,17 +28,10 @@ TEST = "from calc import answer\n\n\ndef test_answer():\n    assert answer() == 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
-async def rig(
-    request: pytest.FixtureRequest, model: ModelScript, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Rig]:
-    """A server whose client answers ``dsh/saveDocuments``; shell policy ``ask``."""
-    root = tmp_path_factory.mktemp("shell-e2e")
-    options = {"sessionDir": str(root / "sessions")}
-    async with running_server(
-        request.param, model, root, init_options=options, save_documents=True
-    ) as started:
-        yield started
+@pytest.fixture(scope="module")
+def rig_options() -> ServerOptions:
+    """A server whose client answers ``dsh/saveDocuments`` (shell policy: the default ``ask``)."""
+    return {"save_documents": True}
 
 
 def call(call_id: str, name: str, **arguments: Json) -> ToolCallSpec:

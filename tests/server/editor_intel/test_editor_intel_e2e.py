@@ -43,7 +43,6 @@ async def rig(
     root = tmp_path_factory.mktemp("intel")
     client, servers = editor_client()
     options = {
-        "sessionDir": str(root / "sessions"),
         "editor": {"diagnosticsTimeoutMs": TIMEOUT_MS, "requestTimeoutMs": REQUEST_MS},
         "permissions": {"shell": "allow"},
     }

@@ -5,40 +5,29 @@ capability sets and no ``dsh`` opt-in."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import anyio
 import pytest
-import pytest_asyncio
 from lsprotocol import types
 
 from dsh_lsp.testing import ToolCallSpec, completion
 from tests.server.support import (
-    CLIENTS,
     DshClient,
     Json,
-    ModelScript,
     Rig,
+    ServerOptions,
     edit_call,
     open_workspace_file,
     read_call,
-    running_server,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
-async def rig(
-    request: pytest.FixtureRequest, model: ModelScript, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Rig]:
+@pytest.fixture(scope="module")
+def rig_options() -> ServerOptions:
     """A server for a client without the dsh protocol; edits need approval."""
-    root = tmp_path_factory.mktemp("plain")
-    options = {"sessionDir": str(root / "sessions"), "permissions": {"edit": "ask"}}
-    async with running_server(
-        request.param, model, root, rich=False, init_options=options
-    ) as started:
-        yield started
+    return {"rich": False, "init_options": {"permissions": {"edit": "ask"}}}
 
 
 async def _command(client: DshClient, command: str, *arguments: Json) -> Json:

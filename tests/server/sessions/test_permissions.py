@@ -35,7 +35,7 @@ async def rig(
     """A server whose edit policy is ``ask``, for a rich and for a plain client."""
     spec, rich = request.param
     root = tmp_path_factory.mktemp("perm")
-    options = {"sessionDir": str(root / "sessions"), "permissions": {"edit": "ask"}}
+    options = {"permissions": {"edit": "ask"}}
     async with running_server(spec, model, root, rich=rich, init_options=options) as started:
         started.extra["rich"] = rich
         yield started

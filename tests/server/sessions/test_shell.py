@@ -5,26 +5,13 @@ live output on the tool card; no secret reaches the command."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from dsh_lsp.testing import ToolCallSpec, completion
-from tests.server.support import API_KEY, CLIENTS, DshClient, Json, ModelScript, Rig, running_server
+from tests.server.support import API_KEY, DshClient, Json, Rig
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
-async def rig(
-    request: pytest.FixtureRequest, model: ModelScript, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Rig]:
-    """A server whose shell policy is the default ``ask``."""
-    root = tmp_path_factory.mktemp("shell")
-    options = {"sessionDir": str(root / "sessions")}
-    async with running_server(request.param, model, root, init_options=options) as started:
-        yield started
 
 
 def bash(call_id: str, command: str, description: str = "run it") -> ToolCallSpec:
