@@ -33,7 +33,7 @@ from .nvim_ui import (
 )
 from .test_editor_tools import language_servers
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("draft")]
 
 SETUP = (
     plugin_setup("  permissions = { edit = 'ask', prompt = prompt },\n", ", prompt")
@@ -49,13 +49,6 @@ return {
   mode = vim.api.nvim_get_mode().mode,
 }
 """
-
-
-@pytest.fixture
-def workspace(workspace: Path) -> Path:
-    """The editors' shared workspace, plus the empty ``draft.txt`` the user types into."""
-    (workspace / "draft.txt").write_text("", encoding="utf-8")
-    return workspace
 
 
 @contextmanager

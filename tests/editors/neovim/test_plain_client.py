@@ -24,7 +24,7 @@ from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import REPO, isolated_env
 from .nvim_ui import OPEN_NOTES_AND_DRAFT, Typist, buffer_lines, script_read_and_edit, tool_results, ui_neovim, unblocked
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("draft")]
 
 README = REPO / "README.md"
 FENCE = "```lua\n-- Neovim without the dsh plugin (tested)"
@@ -56,13 +56,6 @@ def readme_block() -> str:
     text = README.read_text(encoding="utf-8")
     start = text.index(FENCE) + len("```lua\n")
     return text[start : text.index("```", start)]
-
-
-@pytest.fixture
-def workspace(workspace: Path) -> Path:
-    """The editors' shared workspace, plus the empty ``draft.txt`` the user types into."""
-    (workspace / "draft.txt").write_text("", encoding="utf-8")
-    return workspace
 
 
 @contextmanager
