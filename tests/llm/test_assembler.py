@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from typing import ClassVar
 
 import pytest
 
@@ -17,8 +17,6 @@ from dsh_lsp.llm import (
     FinishChunk,
     FinishError,
     FinishStop,
-    JsonObject,
-    JsonValue,
     LlmCode,
     LlmError,
     Message,
@@ -33,6 +31,7 @@ from dsh_lsp.llm import (
     UsageChunk,
     assemble,
 )
+from tests.plugin_kinds import StringFields
 
 
 def fold(*chunks: StreamChunk) -> BlockAssembler:
@@ -127,16 +126,9 @@ def test_chunks_after_finish_are_ignored() -> None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NoteBlock(ExtensionBlock):
+class NoteBlock(StringFields, ExtensionBlock):
     kind: ClassVar[str] = "test-note"
     note: str
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {"note": self.note}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        return cls(note=str(data["note"]))
 
 
 def test_plugin_block_appears_only_with_its_block_end() -> None:

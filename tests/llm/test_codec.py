@@ -47,6 +47,7 @@ from dsh_lsp.llm import (
     source_from_json,
     source_to_json,
 )
+from tests.plugin_kinds import StringFields
 
 from .strategies import blocks, chunks, messages
 
@@ -207,15 +208,8 @@ def test_a_different_class_cannot_claim_a_registered_kind() -> None:
 
 def test_core_kinds_cannot_be_claimed() -> None:
     @dataclass(frozen=True, slots=True, kw_only=True)
-    class FakeText(ExtensionBlock):
+    class FakeText(StringFields, ExtensionBlock):
         kind: ClassVar[str] = "text"
-
-        def to_json(self) -> dict[str, JsonValue]:
-            return {}
-
-        @classmethod
-        def from_json(cls, data: JsonObject) -> Self:
-            return cls()
 
     with pytest.raises(LlmError, match="core vocabulary"):
         register_block_type(FakeText)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from dsh_lsp.kernel import Context, Kernel, Plugin
 from dsh_lsp.llm import (
@@ -16,8 +16,6 @@ from dsh_lsp.llm import (
     ExtensionFinish,
     ExtensionSource,
     FinishChunk,
-    JsonObject,
-    JsonValue,
     Message,
     OpaqueFinish,
     OpaqueSource,
@@ -47,58 +45,31 @@ from dsh_lsp.session import (
 )
 from dsh_lsp.testing.scripted_model import text_reply
 from tests.agent_loop.harness import loop_harness
+from tests.plugin_kinds import StringFields
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PausedFinish(ExtensionFinish):
+class PausedFinish(StringFields, ExtensionFinish):
     kind: ClassVar[str] = "test-paused"
     until: str
 
-    def to_json(self) -> dict[str, JsonValue]:
-        return {"until": self.until}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        return cls(until=str(data["until"]))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RobotSource(ExtensionSource):
+class RobotSource(StringFields, ExtensionSource):
     kind: ClassVar[str] = "test-robot"
     name: str
 
-    def to_json(self) -> dict[str, JsonValue]:
-        return {"name": self.name}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        return cls(name=str(data["name"]))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ScheduleTrigger(ExtensionTrigger):
+class ScheduleTrigger(StringFields, ExtensionTrigger):
     kind: ClassVar[str] = "test-schedule"
     cron: str
 
-    def to_json(self) -> dict[str, JsonValue]:
-        return {"cron": self.cron}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        return cls(cron=str(data["cron"]))
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HandoffEnd(ExtensionTurnEnd):
+class HandoffEnd(StringFields, ExtensionTurnEnd):
     kind: ClassVar[str] = "test-handoff"
     to: str
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {"to": self.to}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        return cls(to=str(data["to"]))
 
 
 class VocabularyPlugin(Plugin[None]):

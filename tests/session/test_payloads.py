@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Self
+from typing import ClassVar
 
 import pytest
 
@@ -16,8 +16,6 @@ from dsh_lsp.llm import (
     CallId,
     FinishChunk,
     FinishError,
-    JsonObject,
-    JsonValue,
     LlmCode,
     LlmError,
     PluginSource,
@@ -58,6 +56,7 @@ from dsh_lsp.session import (
     encode_event,
     event_from_json,
 )
+from tests.plugin_kinds import StringFields
 
 HELLO = (TextBlock(text="hello"),)
 CALL = ToolCallBlock(id=CallId("c1"), name="read", arguments='{"path":"a"}')
@@ -140,19 +139,9 @@ def test_an_unknown_plugin_type_stays_opaque_and_keeps_its_bytes() -> None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NotePayload(ExtensionPayload):
+class NotePayload(StringFields, ExtensionPayload):
     kind: ClassVar[str] = "x/note"
     text: str
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {"text": self.text}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        text = data["text"]
-        if not isinstance(text, str):
-            raise ValueError("text must be a string")
-        return cls(text=text)
 
 
 def test_a_registered_plugin_payload_decodes_to_its_class_until_unregistered() -> None:
@@ -175,15 +164,8 @@ def test_a_registered_plugin_payload_decodes_to_its_class_until_unregistered() -
 
 def test_core_event_types_cannot_be_claimed_by_a_plugin() -> None:
     @dataclass(frozen=True, slots=True, kw_only=True)
-    class FakeTurnStart(ExtensionPayload):
+    class FakeTurnStart(StringFields, ExtensionPayload):
         kind: ClassVar[str] = "turn/start"
-
-        def to_json(self) -> dict[str, JsonValue]:
-            return {}
-
-        @classmethod
-        def from_json(cls, data: JsonObject) -> Self:
-            return cls()
 
     with pytest.raises(LlmError, match="core vocabulary") as caught:
         EVENT_PAYLOADS.register(FakeTurnStart)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 import pytest
 
@@ -12,8 +12,6 @@ from dsh_lsp.llm import (
     CallId,
     ContentBlock,
     ExtensionBlock,
-    JsonObject,
-    JsonValue,
     LlmCode,
     LlmError,
     LlmRequest,
@@ -26,6 +24,7 @@ from dsh_lsp.llm import (
     dumps_compact,
 )
 from dsh_lsp.llm.deepseek import serialize_request, wire_rules
+from tests.plugin_kinds import StringFields
 
 
 def body(request: LlmRequest, **options: Any) -> Any:  # Any: decoded JSON under test
@@ -280,15 +279,8 @@ def test_system_messages_send_their_text() -> None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Marker(ExtensionBlock):
+class Marker(StringFields, ExtensionBlock):
     kind: ClassVar[str] = "test-marker"
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {}
-
-    @classmethod
-    def from_json(cls, data: JsonObject) -> Self:
-        return cls()
 
 
 def test_plugin_blocks_are_not_sent() -> None:
