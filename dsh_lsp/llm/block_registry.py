@@ -18,7 +18,7 @@ from .vocabulary import Vocabulary
 BLOCK_KINDS: Final = Vocabulary[ExtensionBlock](
     "block",
     CORE_BLOCK_KINDS,
-    lambda kind, record: OpaqueBlock(kind=kind, record=record),
+    OpaqueBlock,
     duplicate_code=LlmCode.DUPLICATE_BLOCK_TYPE,
 )
 """Plugin block kinds (``ExtensionBlock`` subclasses)."""

@@ -72,7 +72,7 @@ def finish_to_json(reason: FinishReason) -> dict[str, JsonValue]:
                 record["code"] = code
             return record
         case ExtensionFinish():
-            return {**reason.to_json(), "type": reason.kind}
+            return FINISH_REASONS.encode(reason)
         case _:
             assert_never(reason)
 

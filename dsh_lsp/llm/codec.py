@@ -56,7 +56,7 @@ def block_to_json(block: ContentBlock) -> dict[str, JsonValue]:
                 record["isError"] = True
             return record
         case ExtensionBlock():
-            return {**block.to_json(), "type": block.kind}
+            return BLOCK_KINDS.encode(block)
         case _:
             assert_never(block)
 
@@ -110,7 +110,7 @@ def source_to_json(source: MessageSource) -> dict[str, JsonValue]:
         case PluginSource(plugin=plugin):
             return {"kind": "plugin", "plugin": plugin}
         case ExtensionSource():
-            return {**source.to_json(), "kind": source.kind}
+            return MESSAGE_SOURCES.encode(source)
         case _:
             assert_never(source)
 

@@ -75,6 +75,6 @@ FinishReason = (
 FINISH_REASONS: Final = Vocabulary[ExtensionFinish](
     "finish reason",
     ("stop", "tool-calls", "max-tokens", "aborted", "error"),
-    lambda kind, record: OpaqueFinish(kind=kind, record=record),
+    OpaqueFinish,
 )
 """Plugin finish reason kinds: ``ctx.effect(lambda: FINISH_REASONS.register(cls))``."""

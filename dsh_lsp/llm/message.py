@@ -63,6 +63,6 @@ MessageSource = UserSource | PluginSource | ExtensionSource
 MESSAGE_SOURCES: Final = Vocabulary[ExtensionSource](
     "message source",
     ("user", "plugin"),
-    lambda kind, record: OpaqueSource(kind=kind, record=record),
+    OpaqueSource,
 )
 """Plugin message source kinds: ``ctx.effect(lambda: MESSAGE_SOURCES.register(cls))``."""

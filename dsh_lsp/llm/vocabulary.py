@@ -7,7 +7,8 @@ subclass per vocabulary, which plugins subclass to add kinds. A plugin makes its
 decodable with ``Vocabulary.register`` (through ``ctx.effect``, so the kind lives exactly as
 long as the plugin); a record whose kind nobody registered decodes to that vocabulary's
 *opaque* value, which keeps the record's JSON and re-encodes it unchanged, so a log written
-with a plugin still loads, byte for byte, without it.
+with a plugin still loads, byte for byte, without it. Each vocabulary's codec writes its core
+kinds itself and hands plugin values to ``Vocabulary.encode`` / ``Vocabulary.decode``.
 
 The rule for readers: a ``match`` over a closed union ends in ``assert_never``; a ``match``
 over an open vocabulary ends in ``case Extension…():``, a documented default that handles
@@ -25,7 +26,7 @@ import abc
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Self, TypeVar
+from typing import ClassVar, Generic, Protocol, Self, TypeVar
 
 from .errors import LlmCode, LlmError
 from .json_fields import malformed
@@ -80,29 +81,55 @@ class Opaque(Extension):
 
 
 E = TypeVar("E", bound=Extension)
+E_co = TypeVar("E_co", bound=Extension, covariant=True)
+
+
+class OpaqueClass(Protocol[E_co]):
+    """A vocabulary's opaque class (an ``Opaque`` subclass of its extension base): built
+    from an unregistered kind and its record; ``tag`` names the record field of the kind."""
+
+    @property
+    def tag(self) -> str:
+        """The record field that names the kind."""
+        ...
+
+    def __call__(self, *, kind: str, record: JsonObject) -> E_co:
+        """The opaque value of ``record``, a record of ``kind``."""
+        ...
 
 
 class Vocabulary(Generic[E]):
     """The registry of one open vocabulary's plugin kinds.
 
     ``name`` words error messages (``"block"``, ``"finish reason"``); ``core`` are the kinds
-    the owning module defines; ``opaque(kind, record)`` builds the value for a kind nobody
-    registered. ``duplicate_code`` is the ``LlmError`` code of a refused registration.
+    the owning module defines; ``opaque`` is the class of the value for a kind nobody
+    registered, and its ``tag`` the record field that names a kind. ``duplicate_code`` is the
+    ``LlmError`` code of a refused registration.
     """
 
-    __slots__ = ("_classes", "_counts", "_lock", "_opaque", "core", "duplicate_code", "name")
+    __slots__ = (
+        "_classes",
+        "_counts",
+        "_lock",
+        "_opaque",
+        "core",
+        "duplicate_code",
+        "name",
+        "tag",
+    )
 
     def __init__(
         self,
         name: str,
         core: Iterable[str],
-        opaque: Callable[[str, JsonObject], E],
+        opaque: OpaqueClass[E],
         *,
         duplicate_code: str = LlmCode.DUPLICATE_KIND,
     ) -> None:
         self.name = name
         self.core: frozenset[str] = frozenset(core)
         self.duplicate_code = duplicate_code
+        self.tag = opaque.tag
         self._opaque = opaque
         self._lock = threading.Lock()
         self._classes: dict[str, type[E]] = {}
@@ -149,6 +176,12 @@ class Vocabulary(Generic[E]):
         with self._lock:
             return self._classes.get(kind)
 
+    def encode(self, value: E) -> dict[str, JsonValue]:
+        """The record of a plugin value: its ``to_json`` fields and ``tag``: its kind (the
+        plugin arm of a codec whose records name their kind; event payloads are named by the
+        event's type instead). Never raises unless the value's ``to_json`` does."""
+        return {**value.to_json(), self.tag: value.kind}
+
     def decode(self, kind: str, record: JsonObject) -> E:
         """The plugin value of a record tagged ``kind`` (not a core kind): the registered
         class's ``from_json``, or the opaque value when nobody registered ``kind``.
@@ -157,7 +190,7 @@ class Vocabulary(Generic[E]):
         """
         cls = self._classes.get(kind)  # a dict read is atomic; no lock on the decode path
         if cls is None:
-            return self._opaque(kind, record)
+            return self._opaque(kind=kind, record=record)
         try:
             return cls.from_json(record)
         except LlmError:

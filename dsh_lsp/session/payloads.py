@@ -328,7 +328,7 @@ EventPayload = (
 EVENT_PAYLOADS: Final = Vocabulary[ExtensionPayload](
     "event payload",
     ev.CORE_EVENT_TYPES,
-    lambda kind, record: RawPayload(kind=kind, record=record),
+    RawPayload,
 )
 """Plugin event payload classes: ``ctx.effect(lambda: EVENT_PAYLOADS.register(cls))``."""
 

@@ -70,7 +70,7 @@ TurnTrigger = MessageTrigger | InjectionTrigger | ExtensionTrigger
 TURN_TRIGGERS: Final = Vocabulary[ExtensionTrigger](
     "turn trigger",
     ("message", "injection"),
-    lambda kind, record: OpaqueTrigger(kind=kind, record=record),
+    OpaqueTrigger,
 )
 """Plugin turn trigger kinds: ``ctx.effect(lambda: TURN_TRIGGERS.register(cls))``."""
 
@@ -83,7 +83,7 @@ def trigger_to_json(trigger: TurnTrigger) -> dict[str, JsonValue]:
         case InjectionTrigger():
             return {"kind": "injection"}
         case ExtensionTrigger():
-            return {**trigger.to_json(), "kind": trigger.kind}
+            return TURN_TRIGGERS.encode(trigger)
         case _:
             assert_never(trigger)
 
@@ -204,7 +204,7 @@ TurnEndKind = Literal[
 TURN_END_REASONS: Final = Vocabulary[ExtensionTurnEnd](
     "turn-end reason",
     get_args(TurnEndKind),
-    lambda kind, record: OpaqueTurnEnd(kind=kind, record=record),
+    OpaqueTurnEnd,
 )
 """Plugin turn-end reason kinds: ``ctx.effect(lambda: TURN_END_REASONS.register(cls))``."""
 
@@ -269,7 +269,7 @@ def end_reason_to_json(reason: TurnEndReason) -> dict[str, JsonValue]:
         case TurnInterrupted():
             return {"kind": reason.kind}
         case ExtensionTurnEnd():
-            return {**reason.to_json(), "kind": reason.kind}
+            return TURN_END_REASONS.encode(reason)
         case _:
             assert_never(reason)
 
