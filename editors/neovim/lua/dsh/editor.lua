@@ -558,13 +558,13 @@ end
 local function item(bufnr, want, dsh_id, encoding)
   local reps = reporters(bufnr, dsh_id)
   local uri = vim.uri_from_bufnr(bufnr)
+  --- The item at `version` with the diagnostics of the reporters' `namespaces` (nil: all).
+  local function answer(version, complete, namespaces)
+    local diagnostics = lsp_diagnostics(bufnr, namespaces, dsh_id, encoding)
+    return { uri = uri, version = version, complete = complete, diagnostics = diagnostics }
+  end
   if want == nil then
-    return {
-      uri = uri,
-      version = common_version(bufnr, reps) or vim.NIL,
-      complete = true,
-      diagnostics = lsp_diagnostics(bufnr, nil, dsh_id, encoding),
-    }
+    return answer(common_version(bufnr, reps) or vim.NIL, true, nil)
   end
   if #reps == 0 then -- no server reports on this document: it has no problems to report
     return { uri = uri, version = want, complete = true, diagnostics = {} }
@@ -578,19 +578,9 @@ local function item(bufnr, want, dsh_id, encoding)
     end
   end
   if #at_want > 0 then
-    return {
-      uri = uri,
-      version = want,
-      complete = #at_want == #reps,
-      diagnostics = lsp_diagnostics(bufnr, at_want, dsh_id, encoding),
-    }
+    return answer(want, #at_want == #reps, at_want)
   end
-  return {
-    uri = uri,
-    version = common_version(bufnr, reps) or vim.NIL,
-    complete = false,
-    diagnostics = lsp_diagnostics(bufnr, all, dsh_id, encoding),
-  }
+  return answer(common_version(bufnr, reps) or vim.NIL, false, all)
 end
 
 --- Send the pending changes of `bufnr` to its other clients and pull fresh diagnostics
