@@ -32,6 +32,19 @@ _G.dsh_draft = vim.api.nvim_get_current_buf()
 """Lua: in the workspace ``ws``, open ``notes.txt`` and then ``draft.txt`` (the current
 buffer), their numbers in ``_G.dsh_notes`` and ``_G.dsh_draft``."""
 
+SCREEN_ROWS = """(function()
+  local rows = {}
+  for row = 1, vim.o.lines do
+    local cells = {}
+    for col = 1, vim.o.columns do
+      cells[#cells + 1] = vim.fn.screenstring(row, col)
+    end
+    rows[#rows + 1] = table.concat(cells)
+  end
+  return rows
+end)()"""
+"""A Lua expression: the screen as last drawn, one string a row."""
+
 
 def plugin_setup(options: str = "", params: str = "") -> str:
     """Lua that sets the plugin up for the scripted model, its arguments (those

@@ -23,6 +23,7 @@ from dsh_lsp.testing import ScriptedServer, ToolCallSpec, completion
 from .nvim_rpc import EmbeddedNvim
 from .nvim_ui import (
     OPEN_NOTES_AND_DRAFT,
+    SCREEN_ROWS,
     plugin_setup,
     Typist,
     buffer_lines,
@@ -102,20 +103,10 @@ def test_the_diff_preview_is_on_screen_when_the_picker_opens(
 ) -> None:
     with _editing(nvim, tmp_path, workspace, model, "select") as editor:
         editor.lua(
-            """
-            vim.ui.select = function(items, _, on_choice)
-              local rows = {}
-              for row = 1, vim.o.lines do
-                local cells = {}
-                for col = 1, vim.o.columns do
-                  cells[#cells + 1] = vim.fn.screenstring(row, col)
-                end
-                rows[#rows + 1] = table.concat(cells)
-              end
-              _G.dsh_screen = rows
-              vim.schedule(function() on_choice(items[1]) end)
-            end
-            """
+            "vim.ui.select = function(items, _, on_choice)\n"
+            f"  _G.dsh_screen = {SCREEN_ROWS}\n"
+            "  vim.schedule(function() on_choice(items[1]) end)\n"
+            "end"
         )
         while not _state(editor)["ready"]:
             pass

@@ -22,7 +22,7 @@ from dsh_lsp.testing import ScriptedServer
 
 from .nvim_rpc import EmbeddedNvim
 from .nvim_runner import REPO, isolated_env
-from .nvim_ui import OPEN_NOTES_AND_DRAFT, Typist, buffer_lines, script_read_and_edit, tool_results, ui_neovim, unblocked
+from .nvim_ui import OPEN_NOTES_AND_DRAFT, SCREEN_ROWS, Typist, buffer_lines, script_read_and_edit, tool_results, ui_neovim, unblocked
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("draft")]
 
@@ -34,14 +34,7 @@ OPEN = "local ws = ...\n" + OPEN_NOTES_AND_DRAFT
 STATE = """
 local client = vim.lsp.get_clients({ name = 'dsh', bufnr = _G.dsh_notes })[1]
 vim.cmd('redraw') -- what the user sees now (a busy input stream defers Neovim's own redraw)
-local rows = {}
-for row = 1, vim.o.lines do
-  local cells = {}
-  for col = 1, vim.o.columns do
-    cells[#cells + 1] = vim.fn.screenstring(row, col)
-  end
-  rows[#rows + 1] = table.concat(cells)
-end
+local rows = """ + SCREEN_ROWS + """
 return {
   ready = client ~= nil and client.initialized,
   mode = vim.api.nvim_get_mode().mode,
