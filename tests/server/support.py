@@ -281,7 +281,6 @@ def server_env(base_url: str, state: Path, **extra: str) -> dict[str, str]:
         DEEPSEEK_API_KEY=API_KEY,
         XDG_STATE_HOME=str(state),
         XDG_DATA_HOME=str(state / "data"),
-        PYTHONDONTWRITEBYTECODE="1",
     )
     env.update(extra)
     return env
