@@ -56,7 +56,7 @@ class Connection(Protocol):
 class StreamConnection:
     """A ``Connection`` over an asyncio reader and a write callable."""
 
-    __slots__ = ("_close", "_lost", "_receive", "_write")
+    __slots__ = ("_close", "_lost", "_queued", "_receive", "_write")
 
     def __init__(
         self,
@@ -68,6 +68,7 @@ class StreamConnection:
         self._write = write
         self._close = close
         self._lost = False
+        self._queued: list[bytes] = []
 
     @property
     def lost(self) -> bool:
@@ -83,8 +84,24 @@ class StreamConnection:
             return b""
 
     def write(self, data: bytes) -> None:
-        """Write ``data``; a failure marks the connection lost and drops the data."""
+        """Queue ``data``; the frames queued in one pass of the event loop go out in one write
+        at its end (a tool step's updates are released together, and each write is a system
+        call and a wake-up of the client). Off the loop's thread it is written at once. A
+        failure marks the connection lost and drops the data."""
         if self._lost:
+            return
+        self._queued.append(data)
+        if len(self._queued) > 1:
+            return  # the flush is scheduled
+        try:
+            asyncio.get_running_loop().call_soon(self._flush)
+        except RuntimeError:  # no loop in this thread
+            self._flush()
+
+    def _flush(self) -> None:
+        data = b"".join(self._queued)
+        self._queued.clear()
+        if self._lost or not data:
             return
         try:
             self._write(data)
@@ -93,7 +110,8 @@ class StreamConnection:
             _log.info("the client is gone; dropping output from now on")
 
     async def aclose(self) -> None:
-        """Drain and close; errors are logged, never raised."""
+        """Write what is queued, drain and close; errors are logged, never raised."""
+        self._flush()
         try:
             await self._close()
         except (OSError, RuntimeError):
