@@ -56,7 +56,7 @@ class Connection(Protocol):
 class StreamConnection:
     """A ``Connection`` over an asyncio reader and a write callable."""
 
-    __slots__ = ("_close", "_lost", "_queued", "_receive", "_write")
+    __slots__ = ("_close", "_lost", "_pass_open", "_queued", "_receive", "_write")
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class StreamConnection:
         self._close = close
         self._lost = False
         self._queued: list[bytes] = []
+        self._pass_open = False
 
     @property
     def lost(self) -> bool:
@@ -84,24 +85,36 @@ class StreamConnection:
             return b""
 
     def write(self, data: bytes) -> None:
-        """Queue ``data``; the frames queued in one pass of the event loop go out in one write
-        at its end (a tool step's updates are released together, and each write is a system
-        call and a wake-up of the client). Off the loop's thread it is written at once. A
-        failure marks the connection lost and drops the data."""
+        """Write ``data``. The first frame of a pass of the event loop goes out at once (the
+        first update of a stream is never delayed); frames written later in the same pass
+        are queued and go out together in one write when the pass ends (a tool step's
+        updates are released together, and each write is a system call and a wake-up of
+        the client). Off the loop's thread every frame is written at once. A failure marks
+        the connection lost and drops the data."""
         if self._lost:
             return
-        self._queued.append(data)
-        if len(self._queued) > 1:
-            return  # the flush is scheduled
+        if self._pass_open:
+            self._queued.append(data)
+            return
+        self._send(data)
         try:
-            asyncio.get_running_loop().call_soon(self._flush)
+            asyncio.get_running_loop().call_soon(self._end_pass)
         except RuntimeError:  # no loop in this thread
-            self._flush()
+            return
+        self._pass_open = True
+
+    def _end_pass(self) -> None:
+        self._pass_open = False
+        self._flush()
 
     def _flush(self) -> None:
-        data = b"".join(self._queued)
-        self._queued.clear()
-        if self._lost or not data:
+        if self._queued:
+            data = b"".join(self._queued)
+            self._queued.clear()
+            self._send(data)
+
+    def _send(self, data: bytes) -> None:
+        if self._lost:
             return
         try:
             self._write(data)
