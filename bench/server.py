@@ -23,7 +23,7 @@ response, start of each request). Figures:
 - 10 sessions prompting at once (500 chunks each): aggregate chunks/s against 10 concurrent
   bare httpx readers.
 
-    .venv/bin/python bench/server.py [--rounds 5]
+    .venv/bin/python bench/server.py [--rounds 5] [--only steps ...]
 """
 
 from __future__ import annotations
@@ -377,7 +377,7 @@ async def ten_steps(root: Path) -> None:
     line(
         "warm: overhead per model request (median)",
         ms(statistics.median(warm), 2),
-        f"best {ms(min(warm), 2)}",
+        f"best {ms(min(warm), 2)}, {statistics.median(warm) / (raw / STEPS):.2f}x bare httpx",
     )
     line(
         "warm: step gap (median)",
@@ -443,17 +443,41 @@ async def concurrent(root: Path) -> None:
     line("aggregate rate", f"{5000 / elapsed:,.0f} chunks/s", f"{5000 / raw:,.0f} chunks/s")
 
 
-async def main(rounds: int) -> None:
+BLOCKS = {
+    "cold": "cold start",
+    "turn": "200-chunk turn",
+    "steps": f"{STEPS}-step read-tool turn",
+    "stream": "5,000-chunk stream and peak RSS",
+    "concurrent": "10 concurrent sessions",
+}
+
+
+async def main(rounds: int, only: Sequence[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="dsh-bench-") as tmp:
         root = Path(tmp)
-        await cold_start(root, rounds)
-        await turn_overhead(root)
-        await ten_steps(root)
-        await big_stream(root)
-        await concurrent(root)
+        chosen = set(only or BLOCKS)
+        if "cold" in chosen:
+            await cold_start(root, rounds)
+        if "turn" in chosen:
+            await turn_overhead(root)
+        if "steps" in chosen:
+            await ten_steps(root)
+        if "stream" in chosen:
+            await big_stream(root)
+        if "concurrent" in chosen:
+            await concurrent(root)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="cold-start repetitions")
-    anyio.run(main, parser.parse_args().rounds, backend="asyncio")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=tuple(BLOCKS),
+        default=[],
+        help="run only this block (repeatable): "
+        + ", ".join(f"{key} ({label})" for key, label in BLOCKS.items()),
+    )
+    arguments = parser.parse_args()
+    anyio.run(main, arguments.rounds, arguments.only, backend="asyncio")

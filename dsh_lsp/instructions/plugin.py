@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar, Final, Self
 
-import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from dsh_lsp.agent import AGENT_REQUEST, RequestPayload
@@ -103,9 +102,9 @@ class InstructionsPlugin(Plugin[InstructionsConfig]):
                 return request
             state = states.setdefault(session, _SessionState())
             touched = tuple(state.touched)
-            sources = await anyio.to_thread.run_sync(
-                find_sources, root, touched, config.files, config.max_file_bytes
-            )
+            # On the event loop: a few stats and small reads cost less than the hand-off to a
+            # worker thread, and this runs before every model request.
+            sources = find_sources(root, touched, config.files, config.max_file_bytes)
             text, included = render(sources, config.max_total_bytes)
             if not text:
                 return request

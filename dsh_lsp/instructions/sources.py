@@ -10,6 +10,7 @@ file and the whole section, marking what it cut.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -51,14 +52,20 @@ def folders(root: str, touched: Iterable[str]) -> list[str]:
 def find_sources(
     root: str, touched: Iterable[str], names: Sequence[str], max_file_bytes: int
 ) -> list[Source]:
-    """The instruction files for ``root`` and the ``touched`` folders (blocking I/O; run it
-    in a worker thread). Unreadable files are skipped; never raises for them."""
+    """The instruction files for ``root`` and the ``touched`` folders (blocking I/O: a stat
+    per name and folder, and the small reads of the files found). Unreadable files are
+    skipped; never raises for them."""
     found: list[Source] = []
     real_root = os.path.realpath(root)
     seen: set[str] = set()
     for folder in folders(real_root, touched):
         for name in names:
             path = os.path.join(folder, name)
+            try:  # most names are absent: one stat, before the costlier realpath
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    continue
+            except (OSError, ValueError):
+                continue
             real = os.path.realpath(path)
             if real in seen or not _inside(real_root, real) or not os.path.isfile(real):
                 continue

@@ -40,6 +40,6 @@ class ToolsPlugin(Plugin[ToolsConfig]):
         registry = ToolRegistry(ctx)
         ctx.provide(SYSTEM_PROMPT, prompt)
         ctx.provide(TOOLS, registry)
-        prompt.tools(registry.schemas)
+        prompt.tools(registry.schemas, fresh=True)  # schemas() returns new copies
         if config.identity:
             prompt.section(IDENTITY_SECTION)

@@ -17,9 +17,10 @@ arrays recurse the same way. ``default`` is an annotation for the model and is n
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, NoReturn
+from typing import Final, Literal, NoReturn
 
 from dsh_lsp.llm import JsonObject, JsonValue, dumps_compact
 
@@ -68,10 +69,49 @@ def copy_schema(schema: JsonObject) -> dict[str, JsonValue]:
     """A deep copy of a JSON object built from plain dicts and lists only.
 
     Raises ``ToolError`` (``INVALID_SCHEMA``) when the schema holds a non-JSON value.
+    Every model step copies every tool's schema, so plain dicts, lists and scalars take a
+    fast path; anything else (another mapping or sequence type, a bad value) is copied or
+    refused by the checked path, which names where the problem is.
     """
-    copied = _copy_json(schema, "parameters")
+    copied = _fast_copy(schema) if type(schema) is dict else _UNCOPIED
+    if copied is _UNCOPIED:
+        copied = _copy_json(schema, "parameters")
     assert isinstance(copied, dict)
     return copied
+
+
+_UNCOPIED: Final = object()
+"""``_fast_copy``'s answer for a value it leaves to ``_copy_json``."""
+_SCALARS: Final = frozenset({str, int, bool, type(None)})
+
+
+def _fast_copy(value: object) -> object:
+    """A deep copy of plain dicts, lists and scalars (exact types), or ``_UNCOPIED`` when
+    anything else is inside."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        copied: dict[str, object] = {}
+        for key, item in value.items():  # type: ignore[attr-defined]  # kind is dict
+            if type(key) is not str:
+                return _UNCOPIED
+            item_copy = _fast_copy(item)
+            if item_copy is _UNCOPIED:
+                return _UNCOPIED
+            copied[key] = item_copy
+        return copied
+    if kind is list:
+        items: list[object] = []
+        for item in value:  # type: ignore[attr-defined]  # kind is list
+            item_copy = _fast_copy(item)
+            if item_copy is _UNCOPIED:
+                return _UNCOPIED
+            items.append(item_copy)
+        return items
+    if kind is float and math.isfinite(value):  # type: ignore[arg-type]  # kind is float
+        return value
+    return _UNCOPIED
 
 
 def _object_schema(spec: Mapping[str, Prop], path: str) -> dict[str, JsonValue]:

@@ -3,13 +3,15 @@
 Plugins contribute named, ordered ``PromptSection``s and tool providers (callables returning
 ``ToolSchema``s; the tool registry is one). ``assemble()`` builds one ``PromptAssembly`` per
 model step: sections sorted by order (ties keep registration order) and the providers' schemas
-concatenated with their parameters deep-copied, then hands it through the
+concatenated with their parameters deep-copied (a provider registered ``fresh`` copies them
+itself, as the registry does), then hands it through the
 ``system-prompt/assemble`` waterfall, whose result is authoritative.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
@@ -27,6 +29,14 @@ ToolProvider = Callable[[], Sequence[ToolSchema]]
 """Returns the tool schemas to offer in the next assembly."""
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Provider:
+    """One registration of a tool provider (removed by identity)."""
+
+    provider: ToolProvider
+    fresh: bool
+
+
 class SystemPrompt:
     """Registered prompt sections and tool providers, and the per-step assembly.
 
@@ -39,7 +49,7 @@ class SystemPrompt:
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
         self._sections: list[PromptSection] = []
-        self._providers: list[ToolProvider] = []
+        self._providers: list[_Provider] = []
 
     def section(self, section: PromptSection, *, ctx: Context | None = None) -> Disposer:
         """Add a section as an effect of ``ctx`` (default: the service's own plugin).
@@ -62,18 +72,23 @@ class SystemPrompt:
 
         return owner.effect(body)
 
-    def tools(self, provider: ToolProvider, *, ctx: Context | None = None) -> Disposer:
+    def tools(
+        self, provider: ToolProvider, *, ctx: Context | None = None, fresh: bool = False
+    ) -> Disposer:
         """Add a tool provider as an effect of ``ctx`` (default: the service's own plugin).
+        ``fresh``: the provider returns schemas whose parameters are new copies nobody else
+        holds (the registry's ``schemas``), which the assembly takes without copying again.
 
         Emits ``SYSTEM_PROMPT_CHANGE`` (contained) on registration and removal. Raises
         ``KernelClosedError`` when ``ctx`` is closed.
         """
         owner = ctx if ctx is not None else self._ctx
+        entry = _Provider(provider=provider, fresh=fresh)
 
         def body() -> partial[None]:
-            self._providers.append(provider)
+            self._providers.append(entry)
             self._changed()
-            return partial(self._remove, self._providers, provider)
+            return partial(self._remove, self._providers, entry)
 
         return owner.effect(body)
 
@@ -88,13 +103,15 @@ class SystemPrompt:
         listener raises, and ``ToolError`` (``INVALID_SCHEMA``) for non-JSON parameters.
         """
         tools = tuple(
-            ToolSchema(
+            schema
+            if entry.fresh
+            else ToolSchema(
                 name=schema.name,
                 description=schema.description,
                 parameters=copy_schema(schema.parameters),
             )
-            for provider in tuple(self._providers)
-            for schema in provider()
+            for entry in tuple(self._providers)
+            for schema in entry.provider()
         )
         assembly = PromptAssembly(sections=self.sections(), tools=tools)
 

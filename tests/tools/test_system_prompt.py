@@ -103,6 +103,17 @@ async def test_registry_schemas_reach_the_assembly_as_copies() -> None:
         assert assembly.tools[0].parameters is not definition.parameters
 
 
+async def test_a_provider_not_registered_fresh_gets_its_parameters_copied() -> None:
+    shared: dict[str, object] = {"type": "object", "properties": {"q": {"type": "string"}}}
+    schema = ToolSchema(name="web", description="web", parameters=shared)  # type: ignore[arg-type]
+    async with tools_kernel({"identity": False}) as h:
+        h.prompt.tools(lambda: [schema])
+        first, second = await h.prompt.assemble(), await h.prompt.assemble()
+    assert first.tools[0].parameters == shared
+    assert first.tools[0].parameters is not shared
+    assert first.tools[0].parameters is not second.tools[0].parameters
+
+
 async def test_providers_concatenate_and_leave_with_their_plugin() -> None:
     extra = ToolSchema(name="web", description="web", parameters={"type": "object"})
     changes: list[None] = []

@@ -118,7 +118,10 @@ class UpdateTranslator:
 
     def translate(self, event: SessionEvent) -> list[JsonObject]:
         """The updates ``event`` produces (often none)."""
-        match event.payload:
+        payload = event.payload
+        if type(payload) is AssistantChunkPayload:  # most events: no class-pattern walk
+            return self._chunk(payload.chunk)
+        match payload:
             case AssistantChunkPayload(chunk=chunk):
                 return self._chunk(chunk)
             case TurnStartPayload():

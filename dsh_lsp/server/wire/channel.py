@@ -94,7 +94,11 @@ class PyglsChannel:
 
     def notify(self, method: str, params: JsonObject) -> None:
         """Send a notification (the connection drops it when the client is gone)."""
-        self._protocol.notify(method, self._typed(method, params))
+        typed = self._typed(method, params)
+        if typed is params:  # a custom method: its params go out as the JSON they are
+            self._protocol.notify_json(method, params)
+        else:
+            self._protocol.notify(method, typed)
 
     async def request(self, method: str, params: JsonObject) -> JsonValue:
         """See ``ClientChannel.request``."""

@@ -232,6 +232,25 @@ class DshProtocol(LanguageServerProtocol):
         else:
             future.set_result(result)
 
+    def notify_json(self, method: str, params: JsonObject) -> None:
+        """Send a notification whose params are plain JSON (a custom method's), encoded as
+        they are: pygls's ``notify`` would build an attrs message and walk the params through
+        cattrs, which costs more than the rest of an update's path. Same wire form, secrets
+        and non-finite rules as ``_send_data``; dropped when no client is connected."""
+        if self.writer is None:
+            return
+        _log.debug("Sending notification: '%s' %s", method, params)  # as pygls's notify
+        try:
+            body = json.dumps(
+                {"jsonrpc": "2.0", "method": method, "params": params},
+                default=self._serialize_message,
+                allow_nan=False,
+            )
+        except ValueError:
+            _log.error("dropped an outgoing message holding a non-finite number")
+            return
+        self._write_body(body)
+
     def _send_data(self, data: Any) -> None:  # Any: a pygls message object or a dict
         """pygls's ``_send_data`` without ``NaN``/``Infinity`` (see the module docstring) and
         without logging every body."""
@@ -246,6 +265,11 @@ class DshProtocol(LanguageServerProtocol):
                 return
             error = {"code": JsonRpcInternalError.CODE, "message": "a non-finite number"}
             body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        self._write_body(body)
+
+    def _write_body(self, body: str) -> None:
+        """Frame ``body`` (after ``kernel.SECRETS``) and hand it to the writer."""
+        assert self.writer is not None
         encoded = SECRETS.redact(body).encode(self.CHARSET)
         header = (
             f"Content-Length: {len(encoded)}\r\n"

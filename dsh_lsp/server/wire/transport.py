@@ -56,7 +56,7 @@ class Connection(Protocol):
 class StreamConnection:
     """A ``Connection`` over an asyncio reader and a write callable."""
 
-    __slots__ = ("_close", "_lost", "_receive", "_write")
+    __slots__ = ("_close", "_lost", "_pass_open", "_queued", "_receive", "_write")
 
     def __init__(
         self,
@@ -68,6 +68,8 @@ class StreamConnection:
         self._write = write
         self._close = close
         self._lost = False
+        self._queued: list[bytes] = []
+        self._pass_open = False
 
     @property
     def lost(self) -> bool:
@@ -83,7 +85,35 @@ class StreamConnection:
             return b""
 
     def write(self, data: bytes) -> None:
-        """Write ``data``; a failure marks the connection lost and drops the data."""
+        """Write ``data``. The first frame of a pass of the event loop goes out at once (the
+        first update of a stream is never delayed); frames written later in the same pass
+        are queued and go out together in one write when the pass ends (a tool step's
+        updates are released together, and each write is a system call and a wake-up of
+        the client). Off the loop's thread every frame is written at once. A failure marks
+        the connection lost and drops the data."""
+        if self._lost:
+            return
+        if self._pass_open:
+            self._queued.append(data)
+            return
+        self._send(data)
+        try:
+            asyncio.get_running_loop().call_soon(self._end_pass)
+        except RuntimeError:  # no loop in this thread
+            return
+        self._pass_open = True
+
+    def _end_pass(self) -> None:
+        self._pass_open = False
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._queued:
+            data = b"".join(self._queued)
+            self._queued.clear()
+            self._send(data)
+
+    def _send(self, data: bytes) -> None:
         if self._lost:
             return
         try:
@@ -93,7 +123,8 @@ class StreamConnection:
             _log.info("the client is gone; dropping output from now on")
 
     async def aclose(self) -> None:
-        """Drain and close; errors are logged, never raised."""
+        """Write what is queued, drain and close; errors are logged, never raised."""
+        self._flush()
         try:
             await self._close()
         except (OSError, RuntimeError):
