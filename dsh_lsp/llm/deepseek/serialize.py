@@ -26,10 +26,9 @@ thinking mode, so it is not sent there.
 The JSON is compact UTF-8; ``NaN`` or ``Infinity`` anywhere is an ``INVALID_REQUEST``.
 
 ``RequestEncoder`` gives the same bytes as ``serialize_request`` without re-encoding a long
-session's history on every call: each message's wire JSON is encoded once and kept while the
-session's requests still carry that very ``Message`` object (messages are immutable), and the
-reasoning rule, which depends on the messages after a message, is applied when the cached
-pieces are joined (RFC 0089 in docs/rfc/).
+session's history on every call: it keeps the wire JSON of a session's messages up to the last
+wire ``user`` message (no later message can change how they read) and encodes only the rest
+(docs/rfc/implemented/architecture/2026-12-02-request-body-prefix-cache.md).
 """
 
 from __future__ import annotations
