@@ -91,6 +91,10 @@ def is_summary(event: SessionEvent) -> bool:
             return False
 
 
+_Events = Sequence[SessionEvent] | Mapping[int, SessionEvent]
+"""Events by seq: the session's log, or a dict of given nodes."""
+
+
 def surface_events(session: Session) -> list[SessionEvent]:
     """The events on the session's surface, in surface order."""
     events = session.events
@@ -105,23 +109,60 @@ def context_usage(
     chars_per_token: float = 4.0,
     nodes: Sequence[SessionEvent] | None = None,
 ) -> ContextUsage:
-    """The usage of the session's next request (see the module docstring)."""
-    surface = surface_events(session) if nodes is None else list(nodes)
-    counted: int | None = None
-    after = 0
-    # a count older than the last compaction measured the history it replaced
-    fresh_after = max((e.seq for e in surface if is_summary(e)), default=-1)
-    for index in range(len(surface) - 1, -1, -1):
-        event = surface[index]
-        payload = event.payload
-        if isinstance(payload, AssistantMessagePayload) and event.seq > fresh_after:
-            counted = usage_tokens(payload.usage)
-            if counted is not None:
-                after = index + 1
-                break
-    if counted is None:
+    """The usage of the session's next request (see the module docstring).
+
+    ``nodes`` stand for the session's surface when given. With a provider count on the
+    surface this reads only the events after it (and the surface's seqs), not the whole
+    history: it runs before every step.
+    """
+    events: _Events
+    if nodes is None:
+        events = session.events
+        seqs = session.surface_seqs()
+    else:
+        events, seqs = _by_seq(nodes)
+    found = _last_count(events, seqs)
+    if found is None:
+        surface = [events[seq] for seq in seqs]
         base = int(len(system_prompt) / chars_per_token)
         total = base + sum(estimate_event(e, chars_per_token) for e in surface)
         return ContextUsage(used=total, window=window, estimated=True)
-    extra = sum(estimate_event(e, chars_per_token) for e in surface[after:])
+    counted, after = found
+    extra = sum(estimate_event(events[seq], chars_per_token) for seq in seqs[after:])
     return ContextUsage(used=counted + extra, window=window, estimated=False)
+
+
+def _by_seq(nodes: Sequence[SessionEvent]) -> tuple[_Events, tuple[int, ...]]:
+    return {event.seq: event for event in nodes}, tuple(event.seq for event in nodes)
+
+
+def _last_count(events: _Events, seqs: Sequence[int]) -> tuple[int, int] | None:
+    """The tokens of the last ``assistant/message`` on the surface with a provider count
+    that no compaction summary on the surface postdates, and the surface index after it.
+
+    A summary postdates the count when its seq is higher. Those after the message in surface
+    order are seen on the way back; one before it is possible only where a seq higher than
+    the message's sits before it (``max``, without decoding anything), which after a
+    compaction holds until the next counted answer: then the surface's summaries are looked
+    up once.
+    """
+    later_summary = -1
+    newest_summary: int | None = None
+    """The highest summary seq on the whole surface, once needed."""
+    for index in range(len(seqs) - 1, -1, -1):
+        event = events[seqs[index]]
+        payload = event.payload
+        if isinstance(payload, AssistantMessagePayload) and event.seq > later_summary:
+            counted = usage_tokens(payload.usage)
+            if counted is None:
+                continue
+            if newest_summary is None:
+                if index == 0 or max(seqs[:index]) < event.seq:
+                    return counted, index + 1
+                summaries = (seq for seq in seqs[:index] if is_summary(events[seq]))
+                newest_summary = max(later_summary, max(summaries, default=-1))
+            if event.seq > newest_summary:
+                return counted, index + 1
+        elif is_summary(event):
+            later_summary = max(later_summary, event.seq)
+    return None

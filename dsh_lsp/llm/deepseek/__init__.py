@@ -25,6 +25,7 @@ from .http_errors import error_from_payload as error_from_payload
 from .http_errors import error_from_response as error_from_response
 from .serialize import NO_OUTPUT as NO_OUTPUT
 from .serialize import ReasoningEffort as ReasoningEffort
+from .serialize import RequestEncoder as RequestEncoder
 from .serialize import Thinking as Thinking
 from .serialize import WireRules as WireRules
 from .serialize import serialize_request as serialize_request
@@ -78,6 +79,7 @@ __all__ = (
     "ModelTimeouts",
     "ReasoningEffort",
     "ReasoningField",
+    "RequestEncoder",
     "StreamTranslator",
     "ThinkSplitter",
     "ThinkTags",

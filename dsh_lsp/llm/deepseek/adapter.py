@@ -1,6 +1,6 @@
 """The DeepSeek / OpenAI-compatible streaming adapter over httpx (llm.deepseek layer).
 
-The I/O shell around the pure parts: ``serialize_request`` builds the body, ``SseDecoder``
+The I/O shell around the pure parts: ``RequestEncoder`` builds the body, ``SseDecoder``
 splits the byte stream, the wire models validate each payload, ``StreamTranslator`` maps it,
 ``error_from_response`` codes failures, ``RetryPolicy`` decides on retries. One request is
 ``POST {base_url}/chat/completions``, the base URL normalised by ``endpoint`` (``/v1`` added
@@ -61,7 +61,7 @@ from .endpoint import (
     normalize_base_url,
 )
 from .http_errors import error_from_payload, error_from_response
-from .serialize import ReasoningEffort, Thinking, serialize_request, wire_rules
+from .serialize import ReasoningEffort, RequestEncoder, Thinking, wire_rules
 from .translate import StreamTranslator, ThinkTags
 from .wire import ChatChunk, parse_chat_chunk
 
@@ -98,6 +98,7 @@ class DeepSeekAdapter:
         "_client",
         "_clock",
         "_drain",
+        "_encoder",
         "_field_fixed",
         "_first_byte",
         "_logged_models",
@@ -151,6 +152,7 @@ class DeepSeekAdapter:
             self.base_url
         )
         self._logged_models: set[str] = set()
+        self._encoder = RequestEncoder()
         self._retry = retry if retry is not None else RetryPolicy()
         self._sleep = sleep
         self._clock = clock
@@ -191,7 +193,7 @@ class DeepSeekAdapter:
             thinking=self._thinking,
             reasoning_field=self._reasoning_field,
         )
-        body = serialize_request(
+        body = self._encoder.encode(
             request,
             thinking=self._thinking,
             reasoning_effort=self._reasoning_effort,

@@ -24,11 +24,17 @@ With DeepSeek thinking off, reasoning is never sent. DeepSeek ignores ``temperat
 thinking mode, so it is not sent there.
 
 The JSON is compact UTF-8; ``NaN`` or ``Infinity`` anywhere is an ``INVALID_REQUEST``.
+
+``RequestEncoder`` gives the same bytes as ``serialize_request`` without re-encoding a long
+session's history on every call: it keeps the wire JSON of a session's messages up to the last
+wire ``user`` message (no later message can change how they read) and encodes only the rest
+(docs/rfc/implemented/architecture/2026-12-02-request-body-prefix-cache.md).
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, assert_never
@@ -186,12 +192,28 @@ def serialize_request(
     (``NaN``/``Infinity`` in a number, a non-JSON value in a tool schema).
     """
     rules = wire_rules(request.model, thinking=thinking) if rules is None else rules
-    body: dict[str, JsonValue] = {
-        "model": request.model,
-        "messages": wire_messages(request, rules),
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
+    body: dict[str, JsonValue] = {"model": request.model, "messages": wire_messages(request, rules)}
+    body.update(_options(request, thinking, reasoning_effort, rules))
+    try:
+        return dumps_compact(body).encode("utf-8")
+    except (ValueError, TypeError) as exc:
+        raise _unencodable(exc) from exc
+
+
+def _unencodable(exc: Exception) -> LlmError:
+    return LlmError(
+        f"the request cannot be encoded as JSON: {exc}", code=LlmCode.INVALID_REQUEST, cause=exc
+    )
+
+
+def _options(
+    request: LlmRequest,
+    thinking: Thinking | None,
+    reasoning_effort: ReasoningEffort | None,
+    rules: WireRules,
+) -> dict[str, JsonValue]:
+    """The body's fields after ``messages``, in their wire order."""
+    body: dict[str, JsonValue] = {"stream": True, "stream_options": {"include_usage": True}}
     if thinking is not None:
         body["thinking"] = {"type": thinking}
     if reasoning_effort is not None:
@@ -217,9 +239,198 @@ def serialize_request(
         body["max_tokens"] = request.max_tokens
     if request.stop is not None:
         body["stop"] = list(request.stop)
-    try:
-        return dumps_compact(body).encode("utf-8")
-    except (ValueError, TypeError) as exc:
-        raise LlmError(
-            f"the request cannot be encoded as JSON: {exc}", code=LlmCode.INVALID_REQUEST, cause=exc
-        ) from exc
+    return body
+
+
+def _encoded(value: JsonValue) -> bytes:
+    return dumps_compact(value).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """One message's wire JSON, encoded once.
+
+    ``pieces`` are whole wire messages (a user message's tool results, then its text, or a
+    system message). An assistant message has ``head``: its wire JSON without the closing
+    brace, and ``reasoning``: ``,"<field>":"<text>"`` to add when its stretch called a tool
+    (empty when the rules send none for it).
+    """
+
+    pieces: tuple[bytes, ...] = ()
+    cuts: bool = False
+    """A wire ``user`` message ends ``pieces``: the stretch before it is closed."""
+    head: bytes | None = None
+    reasoning: bytes = b""
+    calls: bool = False
+
+
+def _encode_message(message: Message, rules: WireRules) -> _Encoded:
+    """Raises ``ValueError``/``TypeError`` when a value cannot be JSON."""
+    match message.role:
+        case "system":
+            return _Encoded(
+                pieces=(_encoded({"role": "system", "content": _text(message.content)}),)
+            )
+        case "assistant":
+            wire, thought = _assistant_message(message)
+            field = rules.reasoning_field
+            reasoning = b""
+            if field is not None and (thought or rules.deepseek_thinking):
+                reasoning = b"," + _encoded(field) + b":" + _encoded(thought)
+            return _Encoded(
+                head=_encoded(wire)[:-1], reasoning=reasoning, calls="tool_calls" in wire
+            )
+        case "user":
+            results = [b for b in message.content if isinstance(b, ToolResultBlock)]
+            pieces = [_encoded(_tool_message(result)) for result in results]
+            text = _text(message.content)
+            cuts = bool(text or not results)
+            if cuts:
+                pieces.append(_encoded({"role": "user", "content": text}))
+            return _Encoded(pieces=tuple(pieces), cuts=cuts)
+        case _:
+            assert_never(message.role)
+
+
+_Entries = dict[int, tuple[Message, _Encoded]]
+"""Encoded messages by ``id``; each entry holds its message, so the id cannot be reused."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Prefix:
+    """What one request of a session left to reuse.
+
+    ``messages`` are the request's messages up to its last wire ``user`` message (the stretches
+    before it are closed: no later message can change how they read); ``closed`` is their
+    wire JSON in chunks (one per request that added some), to be comma-joined. ``open`` holds
+    the encoded messages after them, whose reasoning still depends on what follows.
+    """
+
+    messages: tuple[Message, ...]
+    closed: tuple[bytes, ...]
+    open: _Entries
+
+
+_NOTHING = _Prefix(messages=(), closed=(), open={})
+
+
+class RequestEncoder:
+    """``serialize_request`` reusing what a session's earlier bodies encoded (llm.deepseek).
+
+    Per calling session (``LlmRequest.session_id``; at most ``sessions`` of them, the least
+    recently used dropped) it keeps the last two requests' ``_Prefix``: a request whose
+    messages start with a kept prefix (``==``, which is an identity check for the objects a
+    session's history hands every request) reuses its bytes and encodes only the rest, so a
+    turn costs what its new messages cost, not the session's length. Equal messages encode
+    equally (messages and their blocks are immutable values), so a match can never be stale;
+    a request matching neither (after a compaction, a reload, a listener's rewrite) is encoded
+    in full. The second kept prefix covers a one-off request in between (a compaction's
+    summary call). Everything is dropped when the ``WireRules`` change. Not thread-safe: one
+    event loop calls it.
+    """
+
+    __slots__ = ("_sessions", "_size")
+
+    def __init__(self, sessions: int = 16) -> None:
+        self._size = max(1, sessions)
+        self._sessions: OrderedDict[object, tuple[WireRules, tuple[_Prefix, ...]]] = OrderedDict()
+
+    def encode(
+        self,
+        request: LlmRequest,
+        *,
+        thinking: Thinking | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
+        rules: WireRules | None = None,
+    ) -> bytes:
+        """The bytes ``serialize_request`` gives for the same arguments.
+
+        Raises ``LlmError`` (``INVALID_REQUEST``) when the body cannot be JSON.
+        """
+        rules = wire_rules(request.model, thinking=thinking) if rules is None else rules
+        key = request.session_id
+        held = self._sessions.pop(key, None)
+        kept = held[1] if held is not None and held[0] == rules else ()
+        messages = request.messages
+        base = _NOTHING
+        for prefix in kept:
+            size = len(prefix.messages)
+            if size <= len(messages) and messages[:size] == prefix.messages:
+                base = prefix
+                break
+        try:
+            after, pieces = self._rest(messages, len(base.messages), base.open, rules)
+            tail = dumps_compact(_options(request, thinking, reasoning_effort, rules))
+            model = _encoded(request.model)
+            system = _encoded({"role": "system", "content": request.system})
+        except (ValueError, TypeError) as exc:
+            self._keep(key, rules, kept)
+            raise _unencodable(exc) from exc
+        closed = base.closed
+        if after.closed:
+            closed = (*closed, after.closed)
+        prefix = _Prefix(messages=messages[: after.size], closed=closed, open=after.open)
+        self._keep(key, rules, (prefix, *(p for p in kept if p is not base))[:2])
+        listed = (system, *closed, *pieces) if request.system else (*closed, *pieces)
+        return b"".join(
+            (b'{"model":', model, b',"messages":[', b",".join(listed), b"],", tail[1:].encode())
+        )
+
+    def _keep(self, key: object, rules: WireRules, prefixes: tuple[_Prefix, ...]) -> None:
+        self._sessions[key] = (rules, prefixes)
+        while len(self._sessions) > self._size:
+            self._sessions.popitem(last=False)
+
+    @staticmethod
+    def _rest(
+        messages: tuple[Message, ...], start: int, known: _Entries, rules: WireRules
+    ) -> tuple[_Rest, list[bytes]]:
+        """Encode ``messages[start:]``: what closes (``_Rest``) and the open wire messages.
+
+        Raises ``ValueError``/``TypeError`` when a value cannot be JSON.
+        """
+        pieces: list[bytes] = []
+        opened: _Entries = {}
+        slots: list[tuple[int, _Encoded]] = []
+        """The open stretch's assistant messages: their index in ``pieces``, their entry."""
+        calls = False
+        closed_pieces = 0
+        size = start
+        for index in range(start, len(messages)):
+            message = messages[index]
+            ident = id(message)
+            held = known.get(ident)
+            entry = held[1] if held is not None and held[0] is message else None
+            if entry is None:
+                entry = _encode_message(message, rules)
+            opened[ident] = (message, entry)
+            if entry.head is not None:
+                slots.append((len(pieces), entry))
+                pieces.append(entry.head + b"}")
+                calls = calls or entry.calls
+                continue
+            if entry.cuts:
+                if calls:
+                    for slot, held_entry in slots:
+                        pieces[slot] = b"".join(
+                            (held_entry.head or b"", held_entry.reasoning, b"}")
+                        )
+                slots, calls = [], False
+                pieces.extend(entry.pieces)
+                closed_pieces, size = len(pieces), index + 1
+                opened = {}
+            else:
+                pieces.extend(entry.pieces)
+        if calls:
+            for slot, held_entry in slots:
+                pieces[slot] = b"".join((held_entry.head or b"", held_entry.reasoning, b"}"))
+        rest = _Rest(size=size, closed=b",".join(pieces[:closed_pieces]), open=opened)
+        return rest, pieces[closed_pieces:]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rest:
+    size: int
+    """Messages up to and including the last that closes a stretch."""
+    closed: bytes
+    open: _Entries
