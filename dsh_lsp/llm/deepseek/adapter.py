@@ -296,7 +296,11 @@ class DeepSeekAdapter:
         """The streamed response, its headers awaited within the first-byte timeout.
         Raises LlmError ``TIMEOUT`` when they do not arrive in time (and httpx's errors)."""
         async with contextlib.AsyncExitStack() as stack:
-            stream = self._client.stream("POST", self._url, content=body, headers=self._headers())
+            headers = self._headers()
+            headers["Content-Length"] = str(len(body))
+            stream = self._client.stream(
+                "POST", self._url, content=_sent_once(body), headers=headers
+            )
             try:
                 with anyio.fail_after(self._first_byte):
                     response = await stack.enter_async_context(stream)
@@ -397,3 +401,11 @@ def _incomplete(seen_event: bool) -> LlmError:
     if not seen_event:
         return LlmError("the model API returned an empty stream", code=LlmCode.EMPTY_RESPONSE)
     return LlmError("the model API stream ended before [DONE]", code=LlmCode.STREAM_CLOSED)
+
+
+async def _sent_once(body: bytes) -> AsyncIterator[bytes]:
+    """The request body as a one-shot stream (its length is in the headers). Given as bytes,
+    httpx's request keeps them in a response-stream reference cycle that only the cycle
+    collector frees, so a long session held several of its largest bodies at once; the
+    generator lets them go as soon as they are sent."""
+    yield body
