@@ -20,9 +20,9 @@ import enum
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, NoReturn
+from typing import Any, Final, Literal, NoReturn
 
-from dsh_lsp.llm import JsonObject, JsonValue, dumps_compact
+from dsh_lsp.llm import JsonObject, JsonValue
 
 from .errors import INVALID_SCHEMA, ToolError
 
@@ -69,49 +69,15 @@ def copy_schema(schema: JsonObject) -> dict[str, JsonValue]:
     """A deep copy of a JSON object built from plain dicts and lists only.
 
     Raises ``ToolError`` (``INVALID_SCHEMA``) when the schema holds a non-JSON value.
-    Every model step copies every tool's schema, so plain dicts, lists and scalars take a
-    fast path; anything else (another mapping or sequence type, a bad value) is copied or
-    refused by the checked path, which names where the problem is.
+    Every model step copies every tool's schema, so ``_copy_json`` tests exact types first
+    and spells the path of a value only when it refuses one.
     """
-    copied = _fast_copy(schema) if type(schema) is dict else _UNCOPIED
-    if copied is _UNCOPIED:
-        copied = _copy_json(schema, "parameters")
+    copied = _copy_json(schema, ("parameters",))
     assert isinstance(copied, dict)
     return copied
 
 
-_UNCOPIED: Final = object()
-"""``_fast_copy``'s answer for a value it leaves to ``_copy_json``."""
 _SCALARS: Final = frozenset({str, int, bool, type(None)})
-
-
-def _fast_copy(value: object) -> object:
-    """A deep copy of plain dicts, lists and scalars (exact types), or ``_UNCOPIED`` when
-    anything else is inside."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is dict:
-        copied: dict[str, object] = {}
-        for key, item in value.items():  # type: ignore[attr-defined]  # kind is dict
-            if type(key) is not str:
-                return _UNCOPIED
-            item_copy = _fast_copy(item)
-            if item_copy is _UNCOPIED:
-                return _UNCOPIED
-            copied[key] = item_copy
-        return copied
-    if kind is list:
-        items: list[object] = []
-        for item in value:  # type: ignore[attr-defined]  # kind is list
-            item_copy = _fast_copy(item)
-            if item_copy is _UNCOPIED:
-                return _UNCOPIED
-            items.append(item_copy)
-        return items
-    if kind is float and math.isfinite(value):  # type: ignore[arg-type]  # kind is float
-        return value
-    return _UNCOPIED
 
 
 def _object_schema(spec: Mapping[str, Prop], path: str) -> dict[str, JsonValue]:
@@ -137,7 +103,7 @@ def _prop_schema(prop: Prop, path: str) -> dict[str, JsonValue]:
     if prop.enum is not None:
         node["enum"] = list(prop.enum)
     if not isinstance(prop.default, _Unset):
-        node["default"] = _copy_json(prop.default, f"{path}.default")
+        node["default"] = _copy_json(prop.default, (f"{path}.default",))
     if prop.type == "object" and prop.properties is not None:
         nested = _object_schema(prop.properties, path)
         node["properties"] = nested["properties"]
@@ -177,25 +143,47 @@ def _scalar_has_type(value: EnumValue, type_: str) -> bool:
             return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _copy_json(value: object, path: str) -> JsonValue:
+def _copy_json(value: object, where: tuple[str | int, ...]) -> JsonValue:
+    """``value`` copied; ``where`` is its path (a root name, then keys and indices), spelled
+    by ``_path`` only for a refusal."""
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        return _copy_object(value, where)  # type: ignore[arg-type]  # a mapping
+    if kind is list or (
+        isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
+    ):
+        return _copy_array(value, where)  # type: ignore[arg-type]  # a sequence
     if value is None or isinstance(value, str | bool | int):
         return value
     if isinstance(value, float):
-        try:
-            dumps_compact(value)
-        except ValueError:
-            _fail(path, "holds a non-finite number")
+        if not math.isfinite(value):
+            _fail(_path(where), "holds a non-finite number")
         return value
-    if isinstance(value, Mapping):
-        copied: dict[str, JsonValue] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                _fail(path, f"has a non-string key {key!r}")
-            copied[key] = _copy_json(item, f"{path}.{key}")
-        return copied
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return [_copy_json(item, f"{path}[{index}]") for index, item in enumerate(value)]
-    _fail(path, f"holds a {type(value).__name__}, which is not JSON")
+    _fail(_path(where), f"holds a {kind.__name__}, which is not JSON")
+
+
+def _copy_object(value: Mapping[Any, Any], where: tuple[str | int, ...]) -> JsonValue:
+    copied: dict[str, JsonValue] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            _fail(_path(where), f"has a non-string key {key!r}")
+        copied[key] = item if type(item) in _SCALARS else _copy_json(item, (*where, key))
+    return copied
+
+
+def _copy_array(value: Sequence[Any], where: tuple[str | int, ...]) -> JsonValue:
+    return [
+        item if type(item) in _SCALARS else _copy_json(item, (*where, index))
+        for index, item in enumerate(value)
+    ]
+
+
+def _path(where: tuple[str | int, ...]) -> str:
+    """``parameters.outer.p[2]``: where a refused value sits."""
+    root, *parts = where
+    return f"{root}" + "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts
+    )
 
 
 def _fail(path: str, problem: str) -> NoReturn:
