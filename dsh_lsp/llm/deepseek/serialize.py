@@ -158,23 +158,33 @@ def wire_messages(request: LlmRequest, rules: WireRules | None = None) -> list[J
     if request.system:
         wire.append({"role": "system", "content": request.system})
     for message in request.messages:
-        match message.role:
-            case "system":
-                wire.append({"role": "system", "content": _text(message.content)})
-            case "assistant":
-                assistant, thought = _assistant_message(message)
-                reasoning[len(wire)] = thought
-                wire.append(assistant)
-            case "user":
-                results = [b for b in message.content if isinstance(b, ToolResultBlock)]
-                wire.extend(_tool_message(result) for result in results)
-                text = _text(message.content)
-                if text or not results:
-                    wire.append({"role": "user", "content": text})
-            case _:
-                assert_never(message.role)
+        parts, thought = _message_wire(message)
+        if thought is not None:
+            reasoning[len(wire)] = thought
+        wire.extend(parts)
     _give_back_reasoning(wire, reasoning, rules)
     return list(wire)
+
+
+def _message_wire(message: Message) -> tuple[list[dict[str, JsonValue]], str | None]:
+    """One message's wire messages (a user message: its tool results, then its text when it
+    has some or no results), and an assistant message's reasoning (None for other roles),
+    which ``_give_back_reasoning`` or the encoder adds per the rules."""
+    match message.role:
+        case "system":
+            return [{"role": "system", "content": _text(message.content)}], None
+        case "assistant":
+            assistant, thought = _assistant_message(message)
+            return [assistant], thought
+        case "user":
+            results = [b for b in message.content if isinstance(b, ToolResultBlock)]
+            wire = [_tool_message(result) for result in results]
+            text = _text(message.content)
+            if text or not results:
+                wire.append({"role": "user", "content": text})
+            return wire, None
+        case _:
+            assert_never(message.role)
 
 
 def serialize_request(
@@ -266,30 +276,16 @@ class _Encoded:
 
 def _encode_message(message: Message, rules: WireRules) -> _Encoded:
     """Raises ``ValueError``/``TypeError`` when a value cannot be JSON."""
-    match message.role:
-        case "system":
-            return _Encoded(
-                pieces=(_encoded({"role": "system", "content": _text(message.content)}),)
-            )
-        case "assistant":
-            wire, thought = _assistant_message(message)
-            field = rules.reasoning_field
-            reasoning = b""
-            if field is not None and (thought or rules.deepseek_thinking):
-                reasoning = b"," + _encoded(field) + b":" + _encoded(thought)
-            return _Encoded(
-                head=_encoded(wire)[:-1], reasoning=reasoning, calls="tool_calls" in wire
-            )
-        case "user":
-            results = [b for b in message.content if isinstance(b, ToolResultBlock)]
-            pieces = [_encoded(_tool_message(result)) for result in results]
-            text = _text(message.content)
-            cuts = bool(text or not results)
-            if cuts:
-                pieces.append(_encoded({"role": "user", "content": text}))
-            return _Encoded(pieces=tuple(pieces), cuts=cuts)
-        case _:
-            assert_never(message.role)
+    parts, thought = _message_wire(message)
+    if thought is None:
+        cuts = bool(parts) and parts[-1]["role"] == "user"  # a wire user message closes
+        return _Encoded(pieces=tuple(_encoded(part) for part in parts), cuts=cuts)
+    (wire,) = parts
+    field = rules.reasoning_field
+    reasoning = b""
+    if field is not None and (thought or rules.deepseek_thinking):
+        reasoning = b"," + _encoded(field) + b":" + _encoded(thought)
+    return _Encoded(head=_encoded(wire)[:-1], reasoning=reasoning, calls="tool_calls" in wire)
 
 
 _Entries = dict[int, tuple[Message, _Encoded]]
