@@ -33,6 +33,11 @@ class SseDecoder:
         self._pending = lines.pop()
         return self._lines(lines)
 
+    @property
+    def buffered(self) -> int:
+        """Bytes held for an event not yet complete (a partial line and its data lines)."""
+        return len(self._pending) + sum(len(line) for line in self._data)
+
     def close(self) -> list[str]:
         """End of body: flush a final line and event that lacked their terminators."""
         lines = [self._pending.rstrip(b"\r")] if self._pending else []

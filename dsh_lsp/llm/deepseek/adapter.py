@@ -220,7 +220,9 @@ class DeepSeekAdapter:
                         seen_event = done = False
                         sniffed = bytearray()
                         received = _kept(response.aiter_bytes(), sniffed)
-                        async with contextlib.aclosing(_event_batches(received)) as batches:
+                        decoder = SseDecoder()
+                        events_of = _event_batches(received, decoder)
+                        async with contextlib.aclosing(events_of) as batches:
                             async for events in batches:
                                 for event in events:
                                     seen_event = True
@@ -234,7 +236,8 @@ class DeepSeekAdapter:
                                 if done:
                                     break
                         if done:
-                            await drain_body(received, self._drain)
+                            # What the last read held past [DONE] counts toward the cap.
+                            await drain_body(received, self._drain, already=decoder.buffered)
                         elif not seen_event:
                             document = _json_document(
                                 self._redact(bytes(sniffed).decode("utf-8", "replace")),
@@ -386,12 +389,14 @@ def _json_document(body: str, redact: Callable[[str], str]) -> ChatChunk | None:
     return document
 
 
-async def _event_batches(body: AsyncIterator[bytes]) -> AsyncGenerator[list[str], None]:
-    """The event data of ``body``, one list per network read, then the unterminated tail.
+async def _event_batches(
+    body: AsyncIterator[bytes], decoder: SseDecoder
+) -> AsyncGenerator[list[str], None]:
+    """The event data of ``body`` (decoded by ``decoder``, which the caller keeps to see what
+    it still buffers), one list per network read, then the unterminated tail.
 
     Closing this generator early leaves ``body`` open, so the rest can still be drained.
     """
-    decoder = SseDecoder()
     async for raw in body:
         yield decoder.feed(raw)
     yield decoder.close()

@@ -37,15 +37,19 @@ class DrainBudget:
     """Time before giving up on a body that does not end."""
 
 
-async def drain_body(body: AsyncIterator[bytes], budget: DrainBudget) -> bool:
+async def drain_body(body: AsyncIterator[bytes], budget: DrainBudget, *, already: int = 0) -> bool:
     """Read ``body`` to its end within ``budget``; ``True`` if it ended, ``False`` if not.
+    ``already`` counts bytes past ``[DONE]`` read before the call (the rest of the last read).
 
     ``body`` is the response's byte iterator, part-consumed; the caller owns the response and
     closes it afterwards either way — which returns the connection to the pool after a full
     read and closes it otherwise. Raises nothing of its own: httpx errors while draining (a
     connection cut after ``[DONE]``) count as giving up. Cancellation of the caller propagates.
     """
-    read = 0
+    read = already
+    if read > budget.max_bytes:
+        _log.debug("body continues past [DONE] beyond %d bytes; closing", read)
+        return False
     with anyio.move_on_after(budget.seconds):
         try:
             async for raw in body:

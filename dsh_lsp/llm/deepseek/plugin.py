@@ -1,10 +1,11 @@
 """DeepSeekPlugin: one OpenAI-compatible endpoint as a kernel plugin (llm.deepseek layer).
 
 Validates ``DeepSeekConfig``, reads the API key from the environment variable the config
-names, opens one shared ``httpx.AsyncClient`` with the configured timeouts, and registers a
-``DeepSeekAdapter`` for every configured model name with ``LlmService``; at INFO it logs the
-endpoint, the model names and whether the key variable is set (never the key). Unloading the
-plugin unregisters the models and closes the client.
+names, opens one shared ``httpx.AsyncClient`` with the configured timeouts over the lean
+``KeepAliveTransport`` (``llm.http1``; with a proxy variable set, httpx's own), and
+registers a ``DeepSeekAdapter`` for every configured model name with ``LlmService``; at INFO
+it logs the endpoint, the model names and whether the key variable is set (never the key).
+Unloading the plugin unregisters the models and closes the client.
 
 Without a key the plugin fails to load, or, with ``missingKey: "defer"`` (the language
 server's choice: sessions can still be listed and resumed), loads in deferred mode: it
@@ -24,6 +25,7 @@ import httpx
 from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
+from dsh_lsp.llm.http1 import KeepAliveTransport
 from dsh_lsp.llm.request import LlmRequest
 from dsh_lsp.llm.retry import LLM_RETRY, RetryPolicy
 from dsh_lsp.llm.service import LLM
@@ -81,7 +83,7 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
             return
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
-            transport=self._transport,
+            transport=self._transport or (None if proxied(environ) else KeepAliveTransport()),
             verify=needs_tls(base_url, environ),
         )
         ctx.effect(lambda: client.aclose)
@@ -113,8 +115,12 @@ def needs_tls(base_url: str, environ: Mapping[str, str]) -> bool:
     when a proxy variable is set (the proxy may be ``https``). Building that context (the
     CA bundle) costs tens of milliseconds of start-up, which a local ``http`` endpoint
     never uses: the client only talks to ``base_url`` and follows no redirects."""
-    if not base_url.startswith("http://"):
-        return True
+    return not base_url.startswith("http://") or proxied(environ)
+
+
+def proxied(environ: Mapping[str, str]) -> bool:
+    """Whether a proxy variable is set. httpx reads them only for a client without a transport
+    of ours, so such a client keeps httpx's own transports (and its proxy mounts)."""
     return any(environ.get(name) or environ.get(name.upper()) for name in _PROXY_VARIABLES)
 
 

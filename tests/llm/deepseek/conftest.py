@@ -1,4 +1,5 @@
-"""Fixtures for adapter tests: a scripted server on a real socket, a client, a fake clock."""
+"""Fixtures for adapter tests: a scripted server on a real socket, a client over each
+transport, a fake clock."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from dsh_lsp.llm import LlmRetry, RetryPolicy
 from dsh_lsp.llm.deepseek import DeepSeekAdapter, DrainBudget, ReasoningEffort, Thinking
+from dsh_lsp.llm.http1 import KeepAliveTransport
 from dsh_lsp.testing import ScriptedServer
 from tests.llm.deepseek.fakes import API_KEY, FakeClock, MakeAdapter
 
@@ -20,9 +22,14 @@ def server() -> Iterator[ScriptedServer]:
         yield scripted
 
 
-@pytest.fixture
-async def client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0)) as http:
+@pytest.fixture(params=["lean", "httpcore"])
+async def client(request: pytest.FixtureRequest) -> AsyncIterator[httpx.AsyncClient]:
+    """The client the plugin builds (over ``KeepAliveTransport``) and httpx's own transport,
+    which serves proxied endpoints: every adapter test runs over both."""
+    transport = KeepAliveTransport() if request.param == "lean" else None
+    async with httpx.AsyncClient(
+        timeout=httpx.Timeout(10.0, connect=5.0), transport=transport
+    ) as http:
         yield http
 
 

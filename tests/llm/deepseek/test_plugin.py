@@ -17,6 +17,7 @@ from dsh_lsp.llm.deepseek import DeepSeekPlugin
 from dsh_lsp.llm.deepseek.plugin import needs_tls
 from dsh_lsp.testing import ScriptedServer, Stall, StreamResponse, completion, error
 from tests.llm.deepseek.fakes import API_KEY, REQUEST, FakeClock
+from tests.llm.http1.raw_server import answer_all, scripted
 from tests.llm.kernel_support import llm_kernel
 
 
@@ -167,3 +168,23 @@ def test_the_tls_context_is_built_only_when_a_request_can_use_it(
     base_url: str, environ: dict[str, str], tls: bool
 ) -> None:
     assert needs_tls(base_url, environ) is tls
+
+
+async def test_the_client_is_lean_but_a_proxy_from_the_environment_is_still_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """httpx honours proxy variables only without a transport of ours: with one set, the
+    plugin leaves the transport to httpx, and the proxy sees the absolute-form request."""
+    async with scripted(answer_all) as proxy:
+        variables = {"HTTP_PROXY": f"http://127.0.0.1:{proxy.port}"}
+        for name in ("NO_PROXY", "no_proxy", "http_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", variables["HTTP_PROXY"])
+        async with llm_kernel() as (ctx, llm):
+            await ctx.plugin(
+                DeepSeekPlugin(environ=environ(**variables)),
+                {"baseUrl": "http://model.example/v1", "maxRetries": 0},
+            )
+            with pytest.raises(LlmError):  # the raw proxy answers "hello", not an event stream
+                await assemble(llm.stream(REQUEST))
+    assert proxy.requests[0].startswith(b"POST http://model.example/v1/chat/completions HTTP/1.1")
