@@ -23,7 +23,8 @@ adapter's key from its construction on) before it is parsed, quoted or logged, a
 ``LlmError`` leaving ``stream`` is scrubbed once more: the key cannot reach an error message,
 a session record, the client or a log line, whatever the endpoint echoes.
 
-Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncClient``. A call
+Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncClient`` (and
+go with each request when it is sent to the client's transport directly). A call
 that fails with a retryable code before it delivered its first chunk is retried after a
 backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Cancelling the
 consuming task, or closing the iterator, closes the HTTP response at once.
@@ -88,7 +89,10 @@ class DeepSeekAdapter:
     after ``[DONE]``. ``first_byte_timeout`` bounds the wait for the response to start,
     ``retry_budget`` the seconds one call may spend on failed attempts and backoff
     (``monotonic`` measures them), and ``on_retry`` hears of each retry before its backoff.
-    The API key is held privately and never appears in a repr, an error or
+    ``transport``, when given, is the transport ``client`` routes this endpoint to: requests
+    then go to it directly with the client's timeouts, past the client's own machinery (base
+    URL merge, cookies, auth flows, redirects), none of which this adapter uses; the client
+    still owns and closes it. The API key is held privately and never appears in a repr, an error or
     a log line. Raises ``ValueError`` (naming ``baseUrl``) for a base URL that breaks the
     ``endpoint`` rule.
     """
@@ -113,6 +117,8 @@ class DeepSeekAdapter:
         "_sleep",
         "_think_tags",
         "_thinking",
+        "_timeouts",
+        "_transport",
         "_url",
         "base_url",
     )
@@ -136,8 +142,11 @@ class DeepSeekAdapter:
         retry_budget: float | None = None,
         on_retry: Callable[[LlmRetry], None] | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._client = client
+        self._transport = transport
+        self._timeouts = {"timeout": client.timeout.as_dict()}
         self.base_url = normalize_base_url(base_url, setting="baseUrl")
         self._url = f"{self.base_url}/chat/completions"
         self._api_key = api_key
@@ -301,18 +310,32 @@ class DeepSeekAdapter:
         async with contextlib.AsyncExitStack() as stack:
             headers = self._headers()
             headers["Content-Length"] = str(len(body))
-            stream = self._client.stream(
-                "POST", self._url, content=_sent_once(body), headers=headers
-            )
             try:
                 with anyio.fail_after(self._first_byte):
-                    response = await stack.enter_async_context(stream)
+                    response = await stack.enter_async_context(self._sent(body, headers))
             except TimeoutError:
                 raise LlmError(
                     f"the model API sent nothing within {self._first_byte:g}s (first-byte timeout)",
                     code=LlmCode.TIMEOUT,
                 ) from None
             yield response
+
+    def _sent(
+        self, body: bytes, headers: dict[str, str]
+    ) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
+        """The request sent, as a context that closes its response."""
+        if self._transport is None:
+            return self._client.stream("POST", self._url, content=_sent_once(body), headers=headers)
+        return _direct(
+            self._transport,
+            httpx.Request(
+                "POST",
+                self._url,
+                content=_sent_once(body),
+                headers=headers,
+                extensions=self._timeouts,
+            ),
+        )
 
     def _headers(self) -> dict[str, str]:
         headers = {
@@ -406,6 +429,18 @@ def _incomplete(seen_event: bool) -> LlmError:
     if not seen_event:
         return LlmError("the model API returned an empty stream", code=LlmCode.EMPTY_RESPONSE)
     return LlmError("the model API stream ended before [DONE]", code=LlmCode.STREAM_CLOSED)
+
+
+@contextlib.asynccontextmanager
+async def _direct(
+    transport: httpx.AsyncBaseTransport, request: httpx.Request
+) -> AsyncIterator[httpx.Response]:
+    """``request`` handled by ``transport``; the response is closed on the way out."""
+    response = await transport.handle_async_request(request)
+    try:
+        yield response
+    finally:
+        await response.aclose()
 
 
 async def _sent_once(body: bytes) -> AsyncIterator[bytes]:

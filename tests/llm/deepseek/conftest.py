@@ -23,10 +23,14 @@ def server() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture(params=["lean", "httpcore"])
-async def client(request: pytest.FixtureRequest) -> AsyncIterator[httpx.AsyncClient]:
-    """The client the plugin builds (over ``KeepAliveTransport``) and httpx's own transport,
-    which serves proxied endpoints: every adapter test runs over both."""
-    transport = KeepAliveTransport() if request.param == "lean" else None
+def transport(request: pytest.FixtureRequest) -> KeepAliveTransport | None:
+    """How the plugin sends: straight to the lean transport, or (with a proxy variable set)
+    through httpx's client and its own transport. Every adapter test runs both ways."""
+    return KeepAliveTransport() if request.param == "lean" else None
+
+
+@pytest.fixture
+async def client(transport: KeepAliveTransport | None) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(
         timeout=httpx.Timeout(10.0, connect=5.0), transport=transport
     ) as http:
@@ -40,7 +44,10 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def make_adapter(
-    server: ScriptedServer, client: httpx.AsyncClient, clock: FakeClock
+    server: ScriptedServer,
+    client: httpx.AsyncClient,
+    transport: KeepAliveTransport | None,
+    clock: FakeClock,
 ) -> MakeAdapter:
     def make(
         *,
@@ -67,6 +74,7 @@ def make_adapter(
             retry_budget=retry_budget,
             on_retry=on_retry,
             monotonic=monotonic,
+            transport=transport,
         )
 
     return make
