@@ -24,7 +24,7 @@ from dsh_lsp.kernel import Context, Plugin
 from dsh_lsp.llm import JsonObject, JsonValue, LlmRequest
 from dsh_lsp.session import EVENT_PAYLOADS, ExtensionPayload
 
-from .sources import find_sources, render
+from .sources import folders, render, sources_in
 
 INSTRUCTIONS_LOADED: Final = "instructions/loaded"
 """The session event naming instruction files the first time they are used."""
@@ -64,11 +64,20 @@ class InstructionsConfig(BaseModel):
 
 
 class _SessionState:
-    __slots__ = ("shown", "touched")
+    __slots__ = ("searched", "shown", "touched")
 
     def __init__(self) -> None:
         self.touched: set[str] = set()
         self.shown: set[str] = set()
+        self.searched: tuple[str, int, list[str]] | None = None
+        """The folders searched for (root, touched count): resolved once, not per request."""
+
+    def folders(self, root: str) -> list[str]:
+        """The folders to search (``sources.folders``), kept until a new one is touched."""
+        kept = self.searched
+        if kept is None or kept[0] != root or kept[1] != len(self.touched):
+            kept = self.searched = (root, len(self.touched), folders(root, self.touched))
+        return kept[2]
 
 
 class InstructionsPlugin(Plugin[InstructionsConfig]):
@@ -101,10 +110,9 @@ class InstructionsPlugin(Plugin[InstructionsConfig]):
             if not root:
                 return request
             state = states.setdefault(session, _SessionState())
-            touched = tuple(state.touched)
             # On the event loop: a few stats and small reads cost less than the hand-off to a
             # worker thread, and this runs before every model request.
-            sources = find_sources(root, touched, config.files, config.max_file_bytes)
+            sources = sources_in(state.folders(root), config.files, config.max_file_bytes)
             text, included = render(sources, config.max_total_bytes)
             if not text:
                 return request

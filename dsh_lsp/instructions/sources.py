@@ -30,7 +30,7 @@ def _inside(root: str, path: str) -> bool:
 
 def folders(root: str, touched: Iterable[str]) -> list[str]:
     """The root, then every folder from the root down to each touched folder (inside the
-    root only), each once, outermost first."""
+    root only), each once, outermost first; all resolved (``realpath``)."""
     root = os.path.realpath(root)
     out: dict[str, None] = {root: None}
     for folder in sorted(touched):
@@ -55,10 +55,17 @@ def find_sources(
     """The instruction files for ``root`` and the ``touched`` folders (blocking I/O: a stat
     per name and folder, and the small reads of the files found). Unreadable files are
     skipped; never raises for them."""
+    return sources_in(folders(root, touched), names, max_file_bytes)
+
+
+def sources_in(searched: Sequence[str], names: Sequence[str], max_file_bytes: int) -> list[Source]:
+    """``find_sources`` over ``searched``, a ``folders`` result (resolved, the root first),
+    which a caller may keep while the touched folders stay the same: the file found in each
+    is still resolved and confined to the root on every call."""
     found: list[Source] = []
-    real_root = os.path.realpath(root)
+    real_root = searched[0]
     seen: set[str] = set()
-    for folder in folders(real_root, touched):
+    for folder in searched:
         for name in names:
             path = os.path.join(folder, name)
             try:  # most names are absent: one stat, before the costlier realpath
