@@ -47,13 +47,16 @@ class InvariantsConfig(BaseModel):
 class InvariantChecker:
     """The ``INVARIANTS`` service: rule state per session and status per agent."""
 
-    __slots__ = ("_rules", "_status", "strict", "violations")
+    __slots__ = ("_last", "_rules", "_status", "strict", "violations")
 
     def __init__(self, *, strict: bool) -> None:
         self.strict = strict
         self.violations: list[str] = []
         """Every violation seen, oldest first (read by test fixtures)."""
         self._rules: weakref.WeakKeyDictionary[Session, LogRules] = weakref.WeakKeyDictionary()
+        self._last: tuple[weakref.ref[Session], LogRules] | None = None
+        """The session checked last and its rules: a turn's events come in runs of one
+        session, and a weak mapping's lookup costs more than the check it serves."""
         self._status: dict[int, AgentStatus] = {}
 
     def _report(self, broken: list[str]) -> None:
@@ -66,16 +69,21 @@ class InvariantChecker:
             raise InvariantViolation("; ".join(broken))
 
     def _rules_for(self, session: Session, *, upto: int) -> LogRules:
+        last = self._last
+        if last is not None and last[0]() is session:
+            return last[1]
         rules = self._rules.get(session)
         if rules is None:
             rules = self._rules[session] = LogRules()
             for event in session.events[:upto]:
                 self.violations.extend(rules.check(event))
+        self._last = (weakref.ref(session), rules)
         return rules
 
     def on_created(self, session: Session) -> None:
         """Fold the session's seed (a new or resumed log) into fresh rule state."""
         self._rules.pop(session, None)
+        self._last = None
         self._rules_for(session, upto=len(session.events))
 
     def on_event(self, notice: SessionEventNotice) -> None:

@@ -71,6 +71,7 @@ from .json_value import JsonValue as JsonValue
 from .json_value import dumps_compact as dumps_compact
 from .json_value import loads_strict as loads_strict
 from .json_value import storable_text as storable_text
+from .merge import merge_deltas as merge_deltas
 from .message import MESSAGE_SOURCES as MESSAGE_SOURCES
 from .message import ExtensionSource as ExtensionSource
 from .message import Message as Message
@@ -167,6 +168,7 @@ __all__ = (
     "finish_to_json",
     "loads_strict",
     "malformed",
+    "merge_deltas",
     "message_from_json",
     "message_to_json",
     "parse_retry_after",

@@ -91,8 +91,10 @@ class PersistenceCoordinator:
 
     def note(self, notice: SessionEventNotice) -> None:
         """``SESSION_EVENT``: the session has an unwritten event."""
-        self._cursor(notice.session)
-        self._unwritten.add(notice.session)
+        session = notice.session
+        if session not in self._unwritten:  # its cursor exists once it is in the set
+            self._cursor(session)
+            self._unwritten.add(session)
 
     async def flush(self, session: Session) -> None:
         """Write ``session``'s unwritten events (``SESSION_FLUSH``).

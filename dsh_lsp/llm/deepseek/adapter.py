@@ -29,6 +29,10 @@ that fails with a retryable code before it delivered its first chunk is retried 
 backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Cancelling the
 consuming task, or closing the iterator, closes the HTTP response at once.
 
+Deltas: the chunks of one network read go through ``merge_deltas``, so a read that carried
+many events yields one delta per block rather than one per event; the call's first chunks
+go out as soon as their event is read, so merging never delays the first update.
+
 Keep-alive: after ``[DONE]`` the rest of the body (the chunked terminator) is drained within a
 ``DrainBudget`` before the response closes, so the connection goes back to the client's pool
 and the next call skips the connect; the finish chunks follow the drain.
@@ -49,6 +53,7 @@ from dsh_lsp import __version__
 from dsh_lsp.kernel import SECRETS, Redactor
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
+from dsh_lsp.llm.merge import merge_deltas
 from dsh_lsp.llm.request import LlmRequest
 from dsh_lsp.llm.retry import LlmRetry, RetryPolicy, parse_retry_after
 from dsh_lsp.llm.secret_stream import redact_chunks
@@ -233,15 +238,29 @@ class DeepSeekAdapter:
                         events_of = _event_batches(received, decoder)
                         async with contextlib.aclosing(events_of) as batches:
                             async for events in batches:
+                                read: list[StreamChunk] = []
+                                failure: LlmError | None = None
                                 for event in events:
                                     seen_event = True
                                     data = self._redact(event)  # the one seam: see the docstring
                                     if data == DONE:
                                         done = True
                                         break
-                                    for chunk in translator.feed(parse_chat_chunk(data)):
+                                    try:
+                                        read.extend(translator.feed(parse_chat_chunk(data)))
+                                    except LlmError as error:
+                                        failure = error  # after what the read gave before it
+                                        break
+                                    if read and not delivered:  # the first chunk goes at once
                                         delivered = True
-                                        yield chunk
+                                        for chunk in read:
+                                            yield chunk
+                                        read = []
+                                for chunk in merge_deltas(read) if len(read) > 1 else read:
+                                    delivered = True
+                                    yield chunk
+                                if failure is not None:
+                                    raise failure
                                 if done:
                                     break
                         if done:
