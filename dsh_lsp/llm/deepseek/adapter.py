@@ -125,6 +125,7 @@ class DeepSeekAdapter:
         "_timeouts",
         "_transport",
         "_url",
+        "_url_parsed",
         "base_url",
     )
 
@@ -154,6 +155,7 @@ class DeepSeekAdapter:
         self._timeouts = {"timeout": client.timeout.as_dict()}
         self.base_url = normalize_base_url(base_url, setting="baseUrl")
         self._url = f"{self.base_url}/chat/completions"
+        self._url_parsed = httpx.URL(self._url)  # parsed once, not per request
         self._api_key = api_key
         SECRETS.add(api_key)
         self._secrets = Redactor()  # this adapter's own key: what its chunk stream masks
@@ -349,7 +351,7 @@ class DeepSeekAdapter:
             self._transport,
             httpx.Request(
                 "POST",
-                self._url,
+                self._url_parsed,
                 content=_sent_once(body),
                 headers=headers,
                 extensions=self._timeouts,
@@ -437,11 +439,22 @@ async def _event_batches(
     """The event data of ``body`` (decoded by ``decoder``, which the caller keeps to see what
     it still buffers), one list per network read, then the unterminated tail.
 
-    Closing this generator early leaves ``body`` open, so the rest can still be drained.
+    The first read is decoded in two parts, its head first, so the first event is not kept
+    waiting while the rest of a large read is split. Closing this generator early leaves
+    ``body`` open, so the rest can still be drained.
     """
+    first = True
     async for raw in body:
+        if first and len(raw) > _FIRST_SLICE:
+            yield decoder.feed(raw[:_FIRST_SLICE])
+            raw = raw[_FIRST_SLICE:]
+        first = False
         yield decoder.feed(raw)
     yield decoder.close()
+
+
+_FIRST_SLICE = 2048
+"""Bytes of the first read decoded before the rest (a few events)."""
 
 
 def _incomplete(seen_event: bool) -> LlmError:

@@ -22,6 +22,7 @@ Who closes what: the response stream owns its connection until httpx closes the 
 from __future__ import annotations
 
 import contextlib
+import math
 import select
 import socket
 import ssl
@@ -81,15 +82,21 @@ class _Connection:
     async def receive(self, seconds: float | None) -> bytes:
         """The next bytes; ``b""`` at the end of the stream. Raises ``httpx.ReadTimeout`` and
         ``httpx.ReadError``."""
+        # A bare scope, not ``fail_after``: this runs once per read of every response.
+        scope = anyio.CancelScope(
+            deadline=math.inf if seconds is None else anyio.current_time() + seconds
+        )
+        data = b""
         try:
-            with anyio.fail_after(seconds):
-                return await self.stream.receive(_READ_BYTES)
+            with scope:
+                data = await self.stream.receive(_READ_BYTES)
         except (anyio.EndOfStream, anyio.BrokenResourceError):
             return b""
-        except TimeoutError:
-            raise httpx.ReadTimeout("timed out waiting for the response") from None
         except (OSError, ssl.SSLError, anyio.ClosedResourceError) as exc:
             raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+        if scope.cancelled_caught:
+            raise httpx.ReadTimeout("timed out waiting for the response")
+        return data
 
     async def aclose(self) -> None:
         """Close the socket, shielded from cancellation; never raises."""
