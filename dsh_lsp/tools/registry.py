@@ -9,6 +9,7 @@ calls through the guarded pipeline (``pipeline``), which never raises for a tool
 from __future__ import annotations
 
 import logging
+import marshal
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from functools import partial
 from typing import TypeVar
 
 from dsh_lsp.kernel import Context, Disposer, ServiceKey
-from dsh_lsp.llm import JsonObject, ToolSchema
+from dsh_lsp.llm import JsonObject, JsonValue, ToolSchema
 
 from .decisions import ExecutionOutcome
 from .definition import ToolDefinition, ToolExecution, ToolResult
@@ -41,6 +42,8 @@ class _Registration:
 
     definition: ToolDefinition
     owner: str
+    parameters: dict[str, JsonValue]
+    """A checked private copy of the schema, which ``schemas`` copies again per step."""
 
 
 class ToolRegistry:
@@ -76,7 +79,11 @@ class ToolRegistry:
                     f"tool {definition.name!r} is already registered by {current.owner}",
                     code=DUPLICATE_TOOL,
                 )
-            registration = _Registration(definition=definition, owner=owner.owner)
+            registration = _Registration(
+                definition=definition,
+                owner=owner.owner,
+                parameters=copy_schema(definition.parameters),
+            )
             self._tools[definition.name] = registration
             self._ctx.emit_contained(TOOLS_CHANGE, None)
             return partial(self._unregister, registration)
@@ -99,15 +106,16 @@ class ToolRegistry:
         return tuple(self._tools)
 
     def schemas(self) -> tuple[ToolSchema, ...]:
-        """Every tool's name, description and a deep copy of its parameters, in registration
-        order. The copies are the caller's to change."""
+        """Every tool's name, description and a deep copy of its parameters as registered, in
+        registration order. The copies are the caller's to change."""
         return tuple(
             ToolSchema(
-                name=definition.name,
-                description=definition.description,
-                parameters=copy_schema(definition.parameters),
+                name=entry.definition.name,
+                description=entry.definition.description,
+                # A checked copy of plain JSON types: marshal copies it deeply at C speed.
+                parameters=marshal.loads(marshal.dumps(entry.parameters)),
             )
-            for definition in (entry.definition for entry in self._tools.values())
+            for entry in self._tools.values()
         )
 
     def is_read_only(self, name: str) -> bool:
@@ -118,20 +126,15 @@ class ToolRegistry:
     def present_call(self, name: str, arguments: object) -> ToolCallView:
         """How a call looks in a UI: the tool's presenter on valid arguments, else the generic
         view (also when the presenter raises or returns None). Never raises."""
-        fallback = generic_call_view(name)
         definition = self.get(name)
-        args = _valid_args(definition, arguments)
-        if definition is None or definition.present_call is None or args is None:
-            return fallback
-        present = definition.present_call
-        return _presented(name, lambda: present(args), fallback)
+        return _call_view(name, definition, _valid_args(definition, arguments))
 
     def present_result(self, name: str, arguments: object, result: ToolResult) -> ToolResultView:
         """How a finished call looks in a UI, with the same fallbacks as ``present_call`` (the
         generic result view keeps the call view's title, kind and locations). Never raises."""
-        fallback = generic_result_view(self.present_call(name, arguments))
         definition = self.get(name)
-        args = _valid_args(definition, arguments)
+        args = _valid_args(definition, arguments)  # once, for both views
+        fallback = generic_result_view(_call_view(name, definition, args))
         if definition is None or definition.present_result is None or args is None:
             return fallback
         present = definition.present_result
@@ -161,6 +164,17 @@ def _check_definition(definition: ToolDefinition) -> None:
         raise ToolError(
             f"tool {definition.name!r}: parameters must be an object schema", code=INVALID_SCHEMA
         )
+
+
+def _call_view(
+    name: str, definition: ToolDefinition | None, args: JsonObject | None
+) -> ToolCallView:
+    """``present_call`` once the arguments are checked (``None``: missing or invalid)."""
+    fallback = generic_call_view(name)
+    if definition is None or definition.present_call is None or args is None:
+        return fallback
+    present = definition.present_call
+    return _presented(name, lambda: present(args), fallback)
 
 
 def _valid_args(definition: ToolDefinition | None, arguments: object) -> JsonObject | None:

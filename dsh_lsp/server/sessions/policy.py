@@ -61,8 +61,8 @@ def permission_policy(
                 name,
                 "dsh.permissions.readOutsideWorkspace",
             )
-        if not isinstance(decision, Allow):
-            return decision
+        if not isinstance(decision, Allow) or tools.is_read_only(name):
+            return decision  # a read-only tool edits nothing and runs nothing
         kind = tools.present_call(name, execution.arguments).kind
         if kind in _EDIT_KINDS and settings.edit == "ask":
             return Ask(reason="dsh.permissions.edit is 'ask'")
