@@ -7,26 +7,12 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh_lsp.llm import (
-    BlockAssembler,
-    BlockEnd,
-    BlockStart,
-    CallId,
-    FinishChunk,
-    FinishStop,
-    ReasoningBlock,
-    ReasoningDelta,
-    StreamChunk,
-    TextBlock,
-    TextDelta,
-    ToolCallBlock,
-    ToolCallDelta,
-    merge_deltas,
-)
+from dsh_lsp import llm
+from dsh_lsp.llm import StreamChunk, merge_deltas
 
 from .strategies import chunks
 
-DELTAS = (TextDelta, ReasoningDelta, ToolCallDelta)
+DELTAS = (llm.TextDelta, llm.ReasoningDelta, llm.ToolCallDelta)
 small = st.lists(chunks.filter(lambda c: getattr(c, "index", 0) < 2), max_size=30)
 
 
@@ -35,8 +21,8 @@ def texts(stream: list[StreamChunk]) -> list[tuple[type, int, str]]:
     out: list[tuple[type, int, str]] = []
     for chunk in stream:
         if isinstance(chunk, DELTAS):
-            text = chunk.arguments_delta if isinstance(chunk, ToolCallDelta) else chunk.text
-            starts = isinstance(chunk, ToolCallDelta) and (
+            text = chunk.arguments_delta if isinstance(chunk, llm.ToolCallDelta) else chunk.text
+            starts = isinstance(chunk, llm.ToolCallDelta) and (
                 chunk.id is not None or chunk.name is not None
             )
             if out and out[-1][:2] == (type(chunk), chunk.index) and not starts:
@@ -67,7 +53,7 @@ def test_no_two_neighbours_are_left_that_one_delta_could_carry(stream: list[Stre
             and isinstance(second, DELTAS)
             and first.index == second.index  # type: ignore[union-attr]
             and not (
-                isinstance(second, ToolCallDelta)
+                isinstance(second, llm.ToolCallDelta)
                 and (second.id is not None or second.name is not None)
             )
         )
@@ -81,19 +67,19 @@ pieces = st.lists(st.text(max_size=8), min_size=1, max_size=12)
 def test_a_stream_assembles_to_the_same_message_merged(
     reasoning: list[str], answer: list[str], arguments: list[str]
 ) -> None:
-    call = ToolCallBlock(id=CallId("c1"), name="read", arguments="".join(arguments))
+    call = llm.ToolCallBlock(id=llm.CallId("c1"), name="read", arguments="".join(arguments))
     stream: list[StreamChunk] = [
-        BlockStart(index=0, block_type="reasoning"),
-        *(ReasoningDelta(index=0, text=p) for p in reasoning),
-        BlockEnd(index=0, block=ReasoningBlock(text="".join(reasoning))),
-        *(TextDelta(index=1, text=p) for p in answer),
-        BlockEnd(index=1, block=TextBlock(text="".join(answer))),
-        ToolCallDelta(index=2, id=call.id, name=call.name, arguments_delta=arguments[0]),
-        *(ToolCallDelta(index=2, arguments_delta=p) for p in arguments[1:]),
-        BlockEnd(index=2, block=call),
-        FinishChunk(reason=FinishStop()),
+        llm.BlockStart(index=0, block_type="reasoning"),
+        *(llm.ReasoningDelta(index=0, text=p) for p in reasoning),
+        llm.BlockEnd(index=0, block=llm.ReasoningBlock(text="".join(reasoning))),
+        *(llm.TextDelta(index=1, text=p) for p in answer),
+        llm.BlockEnd(index=1, block=llm.TextBlock(text="".join(answer))),
+        llm.ToolCallDelta(index=2, id=call.id, name=call.name, arguments_delta=arguments[0]),
+        *(llm.ToolCallDelta(index=2, arguments_delta=p) for p in arguments[1:]),
+        llm.BlockEnd(index=2, block=call),
+        llm.UsageChunk(usage=llm.TokenUsage(input_tokens=1, output_tokens=1)),
     ]
-    whole, merged = BlockAssembler(), BlockAssembler()
+    whole, merged = llm.BlockAssembler(), llm.BlockAssembler()
     for chunk in stream:
         whole.feed(chunk)
     for chunk in merge_deltas(stream):

@@ -53,6 +53,7 @@ from dsh_lsp import __version__
 from dsh_lsp.kernel import SECRETS, Redactor
 from dsh_lsp.llm.chunks import StreamChunk
 from dsh_lsp.llm.errors import LlmCode, LlmError
+from dsh_lsp.llm.http1 import KeepAliveTransport
 from dsh_lsp.llm.merge import merge_deltas
 from dsh_lsp.llm.request import LlmRequest
 from dsh_lsp.llm.retry import LlmRetry, RetryPolicy, parse_retry_after
@@ -345,18 +346,24 @@ class DeepSeekAdapter:
         self, body: bytes, headers: dict[str, str]
     ) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
         """The request sent, as a context that closes its response."""
-        if self._transport is None:
+        transport = self._transport
+        if transport is None:
             return self._client.stream("POST", self._url, content=_sent_once(body), headers=headers)
-        return _direct(
-            self._transport,
-            httpx.Request(
-                "POST",
-                self._url_parsed,
-                content=_sent_once(body),
-                headers=headers,
-                extensions=self._timeouts,
-            ),
+        if isinstance(transport, KeepAliveTransport):
+            raw = [
+                (name.encode("ascii"), value.encode("latin-1")) for name, value in headers.items()
+            ]
+            return _opened_by(
+                transport.send("POST", self._url_parsed, raw, body, self._timeouts["timeout"])
+            )
+        request = httpx.Request(
+            "POST",
+            self._url_parsed,
+            content=_sent_once(body),
+            headers=headers,
+            extensions=self._timeouts,
         )
+        return _opened_by(transport.handle_async_request(request))
 
     def _headers(self) -> dict[str, str]:
         headers = {
@@ -464,11 +471,9 @@ def _incomplete(seen_event: bool) -> LlmError:
 
 
 @contextlib.asynccontextmanager
-async def _direct(
-    transport: httpx.AsyncBaseTransport, request: httpx.Request
-) -> AsyncIterator[httpx.Response]:
-    """``request`` handled by ``transport``; the response is closed on the way out."""
-    response = await transport.handle_async_request(request)
+async def _opened_by(sending: Awaitable[httpx.Response]) -> AsyncIterator[httpx.Response]:
+    """The response ``sending`` gives; it is closed on the way out."""
+    response = await sending
     try:
         yield response
     finally:

@@ -27,7 +27,7 @@ import select
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import NoReturn
 
 import anyio
@@ -50,7 +50,7 @@ from .framing import (
 _Key = tuple[str, str, int]
 _READ_BYTES = 65536
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_DROPPED_REQUEST_HEADERS = frozenset({b"content-length", b"transfer-encoding"})
+_FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding"})
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
@@ -128,28 +128,50 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` and return the response with its body still to be read.
 
-        Raises httpx's ``UnsupportedProtocol``, ``ConnectError``/``ConnectTimeout``,
-        ``WriteError``/``WriteTimeout``, ``ReadError``/``ReadTimeout`` or
-        ``RemoteProtocolError``; on any error or cancellation the connection is closed.
+        Raises what ``send`` raises, and ``TypeError`` for a synchronous body.
         """
-        if self._closed:
-            raise RuntimeError("the transport is closed")
-        url = request.url
-        if url.scheme not in _DEFAULT_PORTS:
-            raise httpx.UnsupportedProtocol(f"unsupported URL scheme {url.scheme!r}")
-        key = (url.scheme, url.host, url.port or _DEFAULT_PORTS[url.scheme])
-        timeouts = request.extensions.get("timeout", {})
         if not isinstance(request.stream, httpx.AsyncByteStream):
             raise TypeError("a request with a synchronous body on an asynchronous transport")
         body = b"".join([part async for part in request.stream])
-        message = _request_bytes(request, body)
+        timeouts = request.extensions.get("timeout", {})
+        return await self.send(
+            request.method, request.url, request.headers.raw, body, timeouts, request=request
+        )
+
+    async def send(
+        self,
+        method: str,
+        url: httpx.URL,
+        headers: Sequence[tuple[bytes, bytes]],
+        body: bytes,
+        timeouts: Mapping[str, float | None],
+        *,
+        request: httpx.Request | None = None,
+    ) -> httpx.Response:
+        """Send a request given as its parts (a ``Host`` header is added when ``headers`` has
+        none; ``Content-Length`` is always the body's) and return the response with its body
+        still to be read. ``timeouts`` holds httpx's ``connect``, ``read`` and ``write``
+        seconds; ``request``, when given, is named by the errors. The model adapter sends
+        this way, without an ``httpx.Request`` per call.
+
+        Raises httpx's ``UnsupportedProtocol``, ``ConnectError``/``ConnectTimeout``,
+        ``WriteError``/``WriteTimeout``, ``ReadError``/``ReadTimeout`` or
+        ``RemoteProtocolError``, and ``RuntimeError`` once closed; on any error or
+        cancellation the connection is closed.
+        """
+        if self._closed:
+            raise RuntimeError("the transport is closed")
+        if url.scheme not in _DEFAULT_PORTS:
+            raise httpx.UnsupportedProtocol(f"unsupported URL scheme {url.scheme!r}")
+        key = (url.scheme, url.host, url.port or _DEFAULT_PORTS[url.scheme])
+        message = _message(method, url, headers, body)
         read_timeout = timeouts.get("read")
         for attempt in range(2):
             connection, reused = await self._connection(key, timeouts.get("connect"))
             try:
                 with _errors_mapped(request):
                     head = await self._exchange(connection, message, reused, timeouts)
-                    framing = body_framing(head, request.method)
+                    framing = body_framing(head, method)
             except _Stale:
                 await connection.aclose()
                 if attempt:
@@ -216,7 +238,7 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         connection: _Connection,
         message: bytes,
         reused: bool,
-        timeouts: dict[str, float | None],
+        timeouts: Mapping[str, float | None],
     ) -> ResponseHead:
         """Send ``message`` and read the response head (interim 1xx heads skipped)."""
         try:
@@ -269,7 +291,7 @@ class _ResponseBody(httpx.AsyncByteStream):
         connection: _Connection,
         framing: BodyFraming,
         timeout: float | None,
-        request: httpx.Request,
+        request: httpx.Request | None,
     ) -> None:
         self._transport = transport
         self._key = key
@@ -346,16 +368,16 @@ class _ResponseBody(httpx.AsyncByteStream):
                 return
 
 
-def _request_bytes(request: httpx.Request, body: bytes) -> bytes:
+def _message(
+    method: str, url: httpx.URL, headers: Sequence[tuple[bytes, bytes]], body: bytes
+) -> bytes:
     """The request head and body, framed by a ``Content-Length`` of the body as read."""
-    headers = [
-        (name, value)
-        for name, value in request.headers.raw
-        if name.lower() not in _DROPPED_REQUEST_HEADERS
-    ]
-    if body or request.method in _BODY_METHODS:
-        headers.append((b"Content-Length", str(len(body)).encode("ascii")))
-    return request_head(request.method, request.url.raw_path, headers) + body
+    kept = [(name, value) for name, value in headers if name.lower() not in _FRAMING_HEADERS]
+    if not any(name.lower() == b"host" for name, _ in kept):
+        kept.insert(0, (b"Host", url.netloc))
+    if body or method in _BODY_METHODS:
+        kept.append((b"Content-Length", str(len(body)).encode("ascii")))
+    return request_head(method, url.raw_path, kept) + body
 
 
 def _cut_short() -> NoReturn:
@@ -363,12 +385,14 @@ def _cut_short() -> NoReturn:
 
 
 @contextlib.contextmanager
-def _errors_mapped(request: httpx.Request) -> Iterator[None]:
-    """``FramingError`` as ``httpx.RemoteProtocolError``; httpx errors get ``request``."""
+def _errors_mapped(request: httpx.Request | None) -> Iterator[None]:
+    """``FramingError`` as ``httpx.RemoteProtocolError``; httpx errors get ``request`` (when
+    there is one)."""
     try:
         yield
     except FramingError as exc:
         raise httpx.RemoteProtocolError(str(exc), request=request) from None
     except httpx.TransportError as exc:
-        exc.request = request
+        if request is not None:
+            exc.request = request
         raise

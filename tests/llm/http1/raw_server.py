@@ -96,9 +96,19 @@ async def scripted(
         yield server
 
 
-async def answer_all(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-    while await read_request(stream, server) is not None:
-        await stream.send(OK)
+def answer_with(raw: bytes, *, every: bool = False) -> Script:
+    """Read a request and write ``raw`` (with ``every``: for each request of the connection)."""
+
+    async def handler(stream: anyio.abc.ByteStream, server: RawServer) -> None:
+        while await read_request(stream, server) is not None:
+            await stream.send(raw)
+            if not every:
+                return
+
+    return handler
+
+
+answer_all = answer_with(OK, every=True)
 
 
 def answer_then_close(count: int = 1) -> Script:

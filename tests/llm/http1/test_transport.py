@@ -24,6 +24,7 @@ from tests.llm.http1.raw_server import (
     RawServer,
     answer_all,
     answer_then_close,
+    answer_with,
     read_request,
     read_then_close,
     scripted,
@@ -92,9 +93,7 @@ async def test_a_new_connection_dropped_before_an_answer_is_an_error_not_a_retry
 async def test_a_body_cut_short_is_a_protocol_error_and_the_connection_is_not_reused(
     answer: bytes,
 ) -> None:
-    async def cut(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-        await read_request(stream, server)
-        await stream.send(answer)
+    cut = answer_with(answer)
 
     async with scripted(cut, answer_all) as server, client() as http:
         with pytest.raises(httpx.RemoteProtocolError, match="before the body ended"):
@@ -104,9 +103,7 @@ async def test_a_body_cut_short_is_a_protocol_error_and_the_connection_is_not_re
 
 
 async def test_malformed_framing_is_a_protocol_error() -> None:
-    async def garbage(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-        await read_request(stream, server)
-        await stream.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n")
+    garbage = answer_with(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n")
 
     async with scripted(garbage) as server, client() as http:
         with pytest.raises(httpx.RemoteProtocolError, match="chunk size"):
@@ -140,9 +137,7 @@ async def test_a_refused_connection_is_a_connect_error() -> None:
 
 
 async def test_an_http_1_0_body_runs_to_the_close_and_its_connection_is_not_reused() -> None:
-    async def old(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-        await read_request(stream, server)
-        await stream.send(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil close")
+    old = answer_with(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil close")
 
     async with scripted(old) as server, client() as http:
         assert (await post(http, url(server))).content == b"until close"
@@ -157,9 +152,7 @@ async def test_interim_heads_are_skipped_and_encoded_bodies_decoded() -> None:
         b"Content-Length: %d\r\nX-Request-Id: r1\r\n\r\n" % len(packed) + packed
     )
 
-    async def encoded(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-        while await read_request(stream, server) is not None:
-            await stream.send(answer)
+    encoded = answer_with(answer, every=True)
 
     async with scripted(encoded) as server, client() as http:
         response = await post(http, url(server))
