@@ -43,10 +43,23 @@ def _stored(root: Path, session: str) -> list[Json]:
 
 
 def _shape(records: list[Json]) -> list[Json]:
-    """The records without what differs between two sessions (ids, times)."""
+    """The records without what differs between two sessions (ids, times, and how many
+    deltas the network reads cut the same text into)."""
     header, *events = records
     kept = {k: v for k, v in header.items() if k not in {"id", "createdAt"}}
-    return [kept, *[(e["type"], sorted(e["data"])) for e in events]]
+    shapes: list[Json] = [kept]
+    for event in events:
+        shape = (event["type"], sorted(event["data"]), _delta_kind(event))
+        if shape[2] is None or shapes[-1] != shape:
+            shapes.append(shape)
+    return shapes
+
+
+def _delta_kind(event: Json) -> str | None:
+    """The chunk type of a streamed delta's event (``None`` for any other event)."""
+    chunk = event["data"].get("chunk") if event["type"] == "assistant/chunk" else None
+    kind = chunk.get("type") if isinstance(chunk, dict) else None
+    return kind if isinstance(kind, str) and kind.endswith("-delta") else None
 
 
 @pytest.mark.asyncio(loop_scope="module")
