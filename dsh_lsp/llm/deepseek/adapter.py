@@ -30,8 +30,8 @@ backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Canc
 consuming task, or closing the iterator, closes the HTTP response at once.
 
 Deltas: the chunks of one network read go through ``merge_deltas``, so a read that carried
-many events yields one delta per block rather than one per event; the call's first chunks
-go out as soon as their event is read, so merging never delays the first update.
+many events yields one delta per block rather than one per event; the call's first text
+goes out as soon as its event is read, so merging never delays the first update.
 
 Keep-alive: after ``[DONE]`` the rest of the body (the chunked terminator) is drained within a
 ``DrainBudget`` before the response closes, so the connection goes back to the client's pool
@@ -51,7 +51,7 @@ import httpx
 
 from dsh_lsp import __version__
 from dsh_lsp.kernel import SECRETS, Redactor
-from dsh_lsp.llm.chunks import StreamChunk
+from dsh_lsp.llm.chunks import ReasoningDelta, StreamChunk, TextDelta
 from dsh_lsp.llm.errors import LlmCode, LlmError
 from dsh_lsp.llm.http1 import KeepAliveTransport
 from dsh_lsp.llm.merge import merge_deltas
@@ -250,12 +250,13 @@ class DeepSeekAdapter:
                                         done = True
                                         break
                                     try:
-                                        read.extend(translator.feed(parse_chat_chunk(data)))
+                                        fed = translator.feed(parse_chat_chunk(data))
                                     except LlmError as error:
                                         failure = error  # after what the read gave before it
                                         break
-                                    if read and not delivered:  # the first chunk goes at once
-                                        delivered = True
+                                    read.extend(fed)
+                                    if not delivered and _shows_text(fed):
+                                        delivered = True  # the first text goes out at once
                                         for chunk in read:
                                             yield chunk
                                         read = []
@@ -462,6 +463,11 @@ async def _event_batches(
 
 _FIRST_SLICE = 2048
 """Bytes of the first read decoded before the rest (a few events)."""
+
+
+def _shows_text(chunks: list[StreamChunk]) -> bool:
+    """Whether ``chunks`` hold answer or reasoning text (what the first update shows)."""
+    return any(isinstance(chunk, TextDelta | ReasoningDelta) for chunk in chunks)
 
 
 def _incomplete(seen_event: bool) -> LlmError:
