@@ -24,7 +24,7 @@ adapter's key from its construction on) before it is parsed, quoted or logged, a
 a session record, the client or a log line, whatever the endpoint echoes.
 
 Reliability: connect and read-idle timeouts live on the injected ``httpx.AsyncClient`` (and
-go with each request when it is sent to the client's transport directly). A call
+go with each request when it is sent to the lean transport directly). A call
 that fails with a retryable code before it delivered its first chunk is retried after a
 backoff (``Retry-After`` honoured); once a chunk was delivered it never is. Cancelling the
 consuming task, or closing the iterator, closes the HTTP response at once.
@@ -95,12 +95,12 @@ class DeepSeekAdapter:
     after ``[DONE]``. ``first_byte_timeout`` bounds the wait for the response to start,
     ``retry_budget`` the seconds one call may spend on failed attempts and backoff
     (``monotonic`` measures them), and ``on_retry`` hears of each retry before its backoff.
-    ``transport``, when given, is the transport ``client`` routes this endpoint to: requests
-    then go to it directly with the client's timeouts, past the client's own machinery (base
-    URL merge, cookies, auth flows, redirects), none of which this adapter uses; the client
-    still owns and closes it. The API key is held privately and never appears in a repr, an error or
-    a log line. Raises ``ValueError`` (naming ``baseUrl``) for a base URL that breaks the
-    ``endpoint`` rule.
+    ``transport``, when given, is the lean transport ``client`` routes this endpoint to:
+    requests then go to its ``send`` with the client's timeouts, past the client's own
+    machinery (base URL merge, cookies, auth flows, redirects), none of which this adapter
+    uses; the client still owns and closes it. The API key is held privately and never
+    appears in a repr, an error or a log line. Raises ``ValueError`` (naming ``baseUrl``) for
+    a base URL that breaks the ``endpoint`` rule.
     """
 
     __slots__ = (
@@ -115,6 +115,7 @@ class DeepSeekAdapter:
         "_monotonic",
         "_on_retry",
         "_random",
+        "_raw_headers",
         "_reasoning_effort",
         "_reasoning_field",
         "_retry",
@@ -149,15 +150,19 @@ class DeepSeekAdapter:
         retry_budget: float | None = None,
         on_retry: Callable[[LlmRetry], None] | None = None,
         monotonic: Callable[[], float] = time.monotonic,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: KeepAliveTransport | None = None,
     ) -> None:
         self._client = client
         self._transport = transport
-        self._timeouts = {"timeout": client.timeout.as_dict()}
+        self._timeouts = client.timeout.as_dict()
         self.base_url = normalize_base_url(base_url, setting="baseUrl")
         self._url = f"{self.base_url}/chat/completions"
         self._url_parsed = httpx.URL(self._url)  # parsed once, not per request
         self._api_key = api_key
+        self._raw_headers = [  # the lean transport's form, built once (Host and length it adds)
+            (name.encode("ascii"), value.encode("latin-1"))
+            for name, value in self._headers().items()
+        ]
         SECRETS.add(api_key)
         self._secrets = Redactor()  # this adapter's own key: what its chunk stream masks
         self._secrets.add(api_key)
@@ -331,11 +336,9 @@ class DeepSeekAdapter:
         """The streamed response, its headers awaited within the first-byte timeout.
         Raises LlmError ``TIMEOUT`` when they do not arrive in time (and httpx's errors)."""
         async with contextlib.AsyncExitStack() as stack:
-            headers = self._headers()
-            headers["Content-Length"] = str(len(body))
             try:
                 with anyio.fail_after(self._first_byte):
-                    response = await stack.enter_async_context(self._sent(body, headers))
+                    response = await stack.enter_async_context(self._sent(body))
             except TimeoutError:
                 raise LlmError(
                     f"the model API sent nothing within {self._first_byte:g}s (first-byte timeout)",
@@ -343,28 +346,16 @@ class DeepSeekAdapter:
                 ) from None
             yield response
 
-    def _sent(
-        self, body: bytes, headers: dict[str, str]
-    ) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
+    def _sent(self, body: bytes) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
         """The request sent, as a context that closes its response."""
-        transport = self._transport
-        if transport is None:
-            return self._client.stream("POST", self._url, content=_sent_once(body), headers=headers)
-        if isinstance(transport, KeepAliveTransport):
-            raw = [
-                (name.encode("ascii"), value.encode("latin-1")) for name, value in headers.items()
-            ]
-            return _opened_by(
-                transport.send("POST", self._url_parsed, raw, body, self._timeouts["timeout"])
+        if self._transport is not None:
+            sending = self._transport.send(
+                "POST", self._url_parsed, self._raw_headers, body, self._timeouts
             )
-        request = httpx.Request(
-            "POST",
-            self._url_parsed,
-            content=_sent_once(body),
-            headers=headers,
-            extensions=self._timeouts,
-        )
-        return _opened_by(transport.handle_async_request(request))
+            return _opened_by(sending)
+        headers = self._headers()
+        headers["Content-Length"] = str(len(body))
+        return self._client.stream("POST", self._url, content=_sent_once(body), headers=headers)
 
     def _headers(self) -> dict[str, str]:
         headers = {

@@ -83,12 +83,12 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
             return
         # httpx applies proxy variables only to a client without a transport of ours; with
         # none set, requests go to the lean transport directly, past the client's machinery.
-        direct = self._transport
-        if direct is None and not proxied(environ):
-            direct = KeepAliveTransport()
+        transport = self._transport
+        if transport is None and not proxied(environ):
+            transport = KeepAliveTransport()
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
-            transport=direct,
+            transport=transport,
             verify=needs_tls(base_url, environ),
         )
         ctx.effect(lambda: client.aclose)
@@ -108,7 +108,7 @@ class DeepSeekPlugin(Plugin[DeepSeekConfig]):
             first_byte_timeout=config.first_byte_timeout,
             retry_budget=config.retry_budget,
             on_retry=lambda notice: ctx.emit_contained(LLM_RETRY, notice),
-            transport=direct,
+            transport=transport if isinstance(transport, KeepAliveTransport) else None,
         )
         ctx.require(LLM).register_adapter(ctx, config.models, adapter)
 

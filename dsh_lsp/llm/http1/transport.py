@@ -1,10 +1,11 @@
 """A lean HTTP/1.1 transport for httpx over kept-alive anyio sockets (llm.http1).
 
-``KeepAliveTransport`` is an ``httpx.AsyncBaseTransport``: the adapter keeps httpx's client
-(URLs, headers, timeouts, content decoding, proxy mounts from the environment, its error
-types) and this replaces only the connection pool underneath, whose per-request and
-per-read cost (httpcore's pool and h11's event machinery) was most of the harness's own time
-per model request. See RFC ``lean-http-transport``.
+``KeepAliveTransport`` is an ``httpx.AsyncBaseTransport`` that replaces httpcore's pool and
+h11, whose per-request and per-read cost was most of the harness's own time per model
+request. The model adapter sends to it directly (``send``: the request as parts, no
+``httpx.Request``) and reads httpx's ``Response``, errors and content decoding as before;
+under an ``httpx.AsyncClient`` it serves any request (``handle_async_request``). See RFC
+``lean-http-transport``.
 
 What it does: one idle pool per (scheme, host, port); a connection idle longer than
 ``keepalive_expiry`` or found readable while idle (closed by the server) is dropped before

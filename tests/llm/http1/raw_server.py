@@ -16,7 +16,6 @@ from dsh_lsp.llm.http1 import find_head_end
 
 OK = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
 
-Handler = Callable[[anyio.abc.ByteStream, int], Awaitable[None]]
 Script = Callable[[anyio.abc.ByteStream, "RawServer"], Awaitable[None]]
 
 
@@ -52,9 +51,10 @@ async def read_request(stream: anyio.abc.ByteStream, server: RawServer) -> bytes
 
 
 @contextlib.asynccontextmanager
-async def raw_server(
-    handler: Handler, *, tls: ssl.SSLContext | None = None
+async def scripted(
+    *per_connection: Script, tls: ssl.SSLContext | None = None
 ) -> AsyncIterator[RawServer]:
+    """A server on 127.0.0.1 whose n-th connection runs the n-th script (the last repeats)."""
     listener: anyio.abc.Listener[anyio.abc.ByteStream]
     tcp = await anyio.create_tcp_listener(local_host="127.0.0.1")
     server = RawServer(tcp.extra(anyio.abc.SocketAttribute.local_port))
@@ -62,38 +62,16 @@ async def raw_server(
 
     async def serve(stream: anyio.abc.ByteStream) -> None:
         index, server.connections = server.connections, server.connections + 1
+        script = per_connection[min(index, len(per_connection) - 1)]
         async with stream:
             with contextlib.suppress(anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-                await handler(stream, index)
+                await script(stream, server)
         server.closed.set()
 
     async with listener, anyio.create_task_group() as group:
         group.start_soon(listener.serve, serve)
         yield server
         group.cancel_scope.cancel()
-
-
-class Scripted:
-    """A handler per connection index, with the server passed along."""
-
-    def __init__(self, *per_connection: Script):
-        self.per_connection = per_connection
-        self.server: RawServer | None = None
-
-    async def __call__(self, stream: anyio.abc.ByteStream, index: int) -> None:
-        assert self.server is not None
-        await self.per_connection[min(index, len(self.per_connection) - 1)](stream, self.server)
-
-
-@contextlib.asynccontextmanager
-async def scripted(
-    *per_connection: Script,
-    tls: ssl.SSLContext | None = None,
-) -> AsyncIterator[RawServer]:
-    handler = Scripted(*per_connection)
-    async with raw_server(handler, tls=tls) as server:
-        handler.server = server
-        yield server
 
 
 def answer_with(raw: bytes, *, every: bool = False) -> Script:
@@ -109,15 +87,6 @@ def answer_with(raw: bytes, *, every: bool = False) -> Script:
 
 
 answer_all = answer_with(OK, every=True)
-
-
-def answer_then_close(count: int = 1) -> Script:
-    async def handler(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-        for _ in range(count):
-            await read_request(stream, server)
-            await stream.send(OK)
-
-    return handler
 
 
 async def read_then_close(stream: anyio.abc.ByteStream, server: RawServer) -> None:

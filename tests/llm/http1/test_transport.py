@@ -21,9 +21,9 @@ import pytest
 
 from dsh_lsp.llm.http1 import KeepAliveTransport
 from tests.llm.http1.raw_server import (
+    OK,
     RawServer,
     answer_all,
-    answer_then_close,
     answer_with,
     read_request,
     read_then_close,
@@ -56,7 +56,7 @@ async def test_requests_share_one_kept_alive_connection() -> None:
 
 
 async def test_a_connection_the_server_closed_while_idle_is_replaced() -> None:
-    async with scripted(answer_then_close(), answer_all) as server, client() as http:
+    async with scripted(answer_with(OK), answer_all) as server, client() as http:
         assert (await post(http, url(server))).content == b"hello"
         await server.closed.wait()
         assert (await post(http, url(server))).content == b"hello"
@@ -65,7 +65,7 @@ async def test_a_connection_the_server_closed_while_idle_is_replaced() -> None:
 
 async def test_a_reused_connection_dropped_before_an_answer_sends_the_request_once_more() -> None:
     async def answer_once_then_drop(stream: anyio.abc.ByteStream, server: RawServer) -> None:
-        await answer_then_close()(stream, server)
+        await answer_with(OK)(stream, server)
         await read_request(stream, server)  # the second request: read, never answered
 
     async with scripted(answer_once_then_drop, answer_all) as server, client() as http:
