@@ -138,6 +138,18 @@ class DshClient(LanguageClient):
         """Every ``tool_call`` payload (``update.toolCall``) of the session, in order."""
         return [u["toolCall"] for u in self.updates[session_id] if u["kind"] == "tool_call"]
 
+    def cards(self, session_id: str) -> dict[str, Json]:
+        """Each tool call's card as a client holds it after every ``tool_call`` upsert
+        (later fields replace earlier ones), by call id in first-seen order."""
+        cards: dict[str, Json] = {}
+        for card in self.tool_calls(session_id):
+            cards[card["toolCallId"]] = {**cards.get(card["toolCallId"], {}), **card}
+        return cards
+
+    def statuses(self, session_id: str, call_id: str) -> list[str]:
+        """The statuses the updates of one card showed, in order."""
+        return [c["status"] for c in self.tool_calls(session_id) if c["toolCallId"] == call_id]
+
     def states(self, session_id: str) -> list[Json]:
         """Every ``state_update`` of the session, in order."""
         return [u for u in self.updates[session_id] if u["kind"] == "state_update"]

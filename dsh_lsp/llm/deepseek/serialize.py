@@ -34,6 +34,7 @@ wire ``user`` message (no later message can change how they read) and encodes on
 from __future__ import annotations
 
 import logging
+import marshal
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -321,15 +322,21 @@ class RequestEncoder:
     equally (messages and their blocks are immutable values), so a match can never be stale;
     a request matching neither (after a compaction, a reload, a listener's rewrite) is encoded
     in full. The second kept prefix covers a one-off request in between (a compaction's
-    summary call). Everything is dropped when the ``WireRules`` change. Not thread-safe: one
-    event loop calls it.
+    summary call). Everything is dropped when the ``WireRules`` change.
+
+    The fields after ``messages`` (the tool schemas above all, which every step sends again)
+    are encoded again only when they change: the last body's are kept under a ``marshal``
+    image of what they are made of, which tells ``1``, ``1.0`` and ``True`` apart as JSON
+    does, where ``==`` would not. Not thread-safe: one event loop calls it.
     """
 
-    __slots__ = ("_sessions", "_size")
+    __slots__ = ("_sessions", "_size", "_tail")
 
     def __init__(self, sessions: int = 16) -> None:
         self._size = max(1, sessions)
         self._sessions: OrderedDict[object, tuple[WireRules, tuple[_Prefix, ...]]] = OrderedDict()
+        self._tail: tuple[bytes, bytes] | None = None
+        """The last body's ``_options`` key and their JSON without the opening brace."""
 
     def encode(
         self,
@@ -356,7 +363,7 @@ class RequestEncoder:
                 break
         try:
             after, pieces = self._rest(messages, len(base.messages), base.open, rules)
-            tail = dumps_compact(_options(request, thinking, reasoning_effort, rules))
+            tail = self._options(request, thinking, reasoning_effort, rules)
             model = _encoded(request.model)
             system = _encoded({"role": "system", "content": request.system})
         except (ValueError, TypeError) as exc:
@@ -368,9 +375,38 @@ class RequestEncoder:
         prefix = _Prefix(messages=messages[: after.size], closed=closed, open=after.open)
         self._keep(key, rules, (prefix, *(p for p in kept if p is not base))[:2])
         listed = (system, *closed, *pieces) if request.system else (*closed, *pieces)
-        return b"".join(
-            (b'{"model":', model, b',"messages":[', b",".join(listed), b"],", tail[1:].encode())
-        )
+        return b"".join((b'{"model":', model, b',"messages":[', b",".join(listed), b"],", tail))
+
+    def _options(
+        self,
+        request: LlmRequest,
+        thinking: Thinking | None,
+        reasoning_effort: ReasoningEffort | None,
+        rules: WireRules,
+    ) -> bytes:
+        """``_options`` as JSON without its opening brace, reused while its inputs stay the
+        same. Raises ``ValueError``/``TypeError`` when a value cannot be JSON."""
+        try:
+            key = marshal.dumps(
+                (
+                    tuple((t.name, t.description, dict(t.parameters)) for t in request.tools),
+                    thinking,
+                    reasoning_effort,
+                    request.temperature,
+                    request.max_tokens,
+                    request.stop,
+                    rules.deepseek_thinking,
+                )
+            )
+        except ValueError:  # a value marshal cannot hold is no JSON either: encode, not kept
+            key = None
+        held = self._tail
+        if key is not None and held is not None and held[0] == key:
+            return held[1]
+        tail = dumps_compact(_options(request, thinking, reasoning_effort, rules))[1:].encode()
+        if key is not None:
+            self._tail = (key, tail)
+        return tail
 
     def _keep(self, key: object, rules: WireRules, prefixes: tuple[_Prefix, ...]) -> None:
         self._sessions[key] = (rules, prefixes)

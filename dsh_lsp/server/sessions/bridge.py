@@ -74,7 +74,7 @@ from .session_record import HeldUpdates, ListEntry, SessionRecord, stored_entry
 from .session_title import session_title
 from .shell_rules import ShellAllowList
 from .sink import UpdateSink
-from .updates import UpdateTranslator, live_output_update
+from .updates import UpdateTranslator, fold_cards, live_output_update
 
 _log = logging.getLogger(__name__)
 
@@ -427,10 +427,14 @@ class SessionBridge:
                 await self._stored.wait()
 
     def _release(self, record: SessionRecord, *, everything: bool = False) -> None:
+        """Send the held updates a write made showable, as one delivery: the states of a
+        card released together are folded into one update (``fold_cards``)."""
         held = record.held
+        released: list[JsonObject] = []
         while held and (everything or not held[0].durable or held[0].seq < record.stored):
-            for update in held.popleft().updates:
-                self._sink.send(record.session_id, update)
+            released.extend(held.popleft().updates)
+        for update in fold_cards(released) if len(released) > 1 else released:
+            self._sink.send(record.session_id, update)
 
     def on_shell_output(self, output: ShellOutput) -> None:
         """``SHELL_OUTPUT`` listener: the running command's output tail on its tool card

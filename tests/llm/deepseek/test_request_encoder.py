@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -223,6 +224,60 @@ def test_a_body_that_cannot_be_json_fails_alike_and_leaves_the_cache_usable() ->
     assert got.value.code == LlmCode.INVALID_REQUEST
     fine = LlmRequest(model="m", messages=(good,))
     assert encoder.encode(fine) == serialize_request(fine)
+
+
+# Schema values that are equal in Python but not in JSON (1, 1.0, True), and options.
+_SCHEMA_VALUES = st.sampled_from([1, 1.0, True, 0, 0.0, False, -0.0, "1", None])
+_OPTIONS_FIELDS: dict[str, st.SearchStrategy[Any]] = {
+    "parameters": st.dictionaries(st.sampled_from(["a", "b"]), _SCHEMA_VALUES, max_size=2),
+    "description": st.sampled_from(["", "Read", "Lire ✓"]),
+    "temperature": st.sampled_from([None, 0.5, 1, 1.0]),
+    "max_tokens": st.sampled_from([None, 1, 100]),
+    "stop": st.sampled_from([None, (), ("x",), ("x", "y")]),
+    "thinking": st.sampled_from([None, "enabled", "disabled"]),
+    "effort": st.sampled_from([None, "high"]),
+    "tools": st.integers(0, 2),
+}
+_OPTIONS = st.fixed_dictionaries(_OPTIONS_FIELDS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _OPTIONS,
+    st.lists(st.tuples(st.sampled_from(sorted(_OPTIONS_FIELDS)), st.data()), max_size=8),
+    rules,
+)
+def test_the_fields_after_the_messages_follow_every_change_of_the_request(
+    first: dict[str, Any],
+    changes: list[tuple[str, st.DataObject]],
+    wire_rules: WireRules,
+) -> None:
+    """The kept options JSON is reused only for the very same values: a schema value or a
+    temperature that changes from 1 to 1.0 or True (equal in Python) is encoded again."""
+    encoder = RequestEncoder()
+    message = Message(role="user", content=(TextBlock(text="hi"),))
+    options = dict(first)
+
+    def check() -> None:
+        tool = ToolSchema(
+            name="read", description=options["description"], parameters=options["parameters"]
+        )
+        request = LlmRequest(
+            model="deepseek-v4-flash",
+            messages=(message,),
+            tools=(tool,) * options["tools"],
+            temperature=options["temperature"],
+            max_tokens=options["max_tokens"],
+            stop=options["stop"],
+        )
+        kwargs: dict[str, Any] = {"rules": wire_rules, "thinking": options["thinking"]}
+        expected = serialize_request(request, reasoning_effort=options["effort"], **kwargs)
+        assert encoder.encode(request, reasoning_effort=options["effort"], **kwargs) == expected
+
+    check()
+    for field, data in changes:  # one field at a time, so near-equal neighbours meet
+        options[field] = data.draw(_OPTIONS_FIELDS[field])
+        check()
 
 
 _WORDS = st.text(alphabet="ab✓", min_size=1, max_size=3)

@@ -230,11 +230,7 @@ async def test_titles_and_edit_labels_show_paths_relative_to_the_session_cwd(
     )
     session = await client.new_session()
     assert (await client.prompt(session, "edit it"))["stopReason"] == "end_turn"
-    titles = {
-        c["toolCallId"]: c["title"]
-        for c in client.tool_calls(session)
-        if c["status"] == "in_progress"
-    }
+    titles = {call_id: card["title"] for call_id, card in client.cards(session).items()}
     assert titles == {"r1": "Read abs.py", "g1": "Grep 'a' in .", "e1": "Edit abs.py"}
     (params,) = client.editor.received[sent:]
     assert params["label"] == "Edit abs.py"
