@@ -77,51 +77,58 @@ def write_storable(
     return session.write(clean, source_event_seqs=source_event_seqs, surface_op=surface_op)
 
 
+def _write_noting(
+    session: Session,
+    payload: EventPayload,
+    noted: Callable[[int], object],
+    *,
+    source_event_seqs: Sequence[int] | None = None,
+    surface_op: SurfaceOp | None = None,
+) -> None:
+    """``write_storable`` the payload, then ``noted(seq)`` whenever the event was logged,
+    even when the write raised afterwards (a listener failed). Raises what
+    ``write_storable`` raises."""
+    size = len(session.events)
+    try:
+        write_storable(session, payload, source_event_seqs=source_event_seqs, surface_op=surface_op)
+    finally:
+        if len(session.events) > size:
+            noted(size)
+
+
 def log_call(agent: LoopAgent, state: TurnState, call: ToolCallBlock) -> None:
     """Append the ``tool/call`` of ``call`` and remember its seq. Raises what append raises
     (the seq is remembered whenever the event was logged)."""
-    session = agent.session
-    size = len(session.events)
-    try:
-        write_storable(
-            session,
-            ToolCallPayload(
-                turn=state.turn,
-                step=state.step,
-                call_id=call.id,
-                name=call.name,
-                arguments=call.arguments,
-            ),
-        )
-    finally:
-        if len(session.events) > size:
-            state.call_seqs[call.id] = size
+
+    def remember(seq: int) -> None:
+        state.call_seqs[call.id] = seq
+
+    payload = ToolCallPayload(
+        turn=state.turn, step=state.step, call_id=call.id, name=call.name, arguments=call.arguments
+    )
+    _write_noting(agent.session, payload, remember)
 
 
 def log_result(agent: LoopAgent, state: TurnState, call: ToolCallBlock, result: ToolResult) -> None:
     """Append the ``tool/result`` answering ``call`` (surface), citing its ``tool/call``.
     Raises what append raises (the call counts as answered whenever the event was logged)."""
-    session = agent.session
-    size = len(session.events)
     seq = state.call_seqs.get(call.id)
-    try:
-        write_storable(
-            session,
-            ToolResultPayload(
-                turn=state.turn,
-                step=state.step,
-                call_id=call.id,
-                content=tuple(result.content),
-                is_error=result.is_error,
-                error=result_error(result.error),
-                meta=result.meta,
-            ),
-            source_event_seqs=None if seq is None else (seq,),
-            surface_op="append",
-        )
-    finally:
-        if len(session.events) > size:
-            state.answered.add(call.id)
+    payload = ToolResultPayload(
+        turn=state.turn,
+        step=state.step,
+        call_id=call.id,
+        content=tuple(result.content),
+        is_error=result.is_error,
+        error=result_error(result.error),
+        meta=result.meta,
+    )
+    _write_noting(
+        agent.session,
+        payload,
+        lambda _seq: state.answered.add(call.id),
+        source_event_seqs=None if seq is None else (seq,),
+        surface_op="append",
+    )
 
 
 def skipped_result(*, failed: bool) -> ToolResult:

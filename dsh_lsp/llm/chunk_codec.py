@@ -79,8 +79,7 @@ def finish_to_json(reason: FinishReason) -> dict[str, JsonValue]:
 
 def finish_from_json(value: object) -> FinishReason:
     """Decode a finish-reason record."""
-    obj = as_object(value, "finish reason")
-    kind = tag(obj, "finish reason")
+    obj, kind = FINISH_REASONS.read_kind(value)
     match kind:
         case "stop":
             return FinishStop()

@@ -22,7 +22,7 @@ from .blocks import (
     ToolResultBlock,
 )
 from .ids import CallId
-from .json_fields import as_object, malformed, read_bool, read_list, read_str, tag
+from .json_fields import as_object, malformed, read_bool, read_list, read_str
 from .json_value import JsonValue
 from .message import (
     MESSAGE_SOURCES,
@@ -63,8 +63,7 @@ def block_to_json(block: ContentBlock) -> dict[str, JsonValue]:
 
 def block_from_json(value: object) -> ContentBlock:
     """Decode a block record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
-    obj = as_object(value, "block")
-    kind = tag(obj, "block")
+    obj, kind = BLOCK_KINDS.read_kind(value)
     match kind:
         case "text":
             return TextBlock(text=read_str(obj, "text", "text block"))
@@ -117,8 +116,7 @@ def source_to_json(source: MessageSource) -> dict[str, JsonValue]:
 
 def source_from_json(value: object) -> MessageSource:
     """Decode a source record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
-    obj = as_object(value, "source")
-    kind = read_str(obj, "kind", "source")
+    obj, kind = MESSAGE_SOURCES.read_kind(value, "source")
     if kind == "user":
         return UserSource()
     if kind == "plugin":

@@ -8,7 +8,8 @@ decodable with ``Vocabulary.register`` (through ``ctx.effect``, so the kind live
 long as the plugin); a record whose kind nobody registered decodes to that vocabulary's
 *opaque* value, which keeps the record's JSON and re-encodes it unchanged, so a log written
 with a plugin still loads, byte for byte, without it. Each vocabulary's codec writes its core
-kinds itself and hands plugin values to ``Vocabulary.encode`` / ``Vocabulary.decode``.
+kinds itself and hands plugin values to ``Vocabulary.encode`` / ``Vocabulary.decode``; its
+decoder reads a record's kind with ``Vocabulary.read_kind``, which knows the vocabulary's tag.
 
 The rule for readers: a ``match`` over a closed union ends in ``assert_never``; a ``match``
 over an open vocabulary ends in ``case Extension…():``, a documented default that handles
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Generic, Protocol, Self, TypeVar
 
 from .errors import LlmCode, LlmError
-from .json_fields import malformed
+from .json_fields import as_object, malformed, read_str
 from .json_value import JsonObject, JsonValue
 
 
@@ -181,6 +182,17 @@ class Vocabulary(Generic[E]):
         plugin arm of a codec whose records name their kind; event payloads are named by the
         event's type instead). Never raises unless the value's ``to_json`` does."""
         return {**value.to_json(), self.tag: value.kind}
+
+    def read_kind(self, value: object, what: str | None = None) -> tuple[JsonObject, str]:
+        """The record ``value`` as a JSON object, and the kind its ``tag`` field names: the
+        first step of a codec's decoder, core kinds and plugin kinds alike.
+
+        Raises ``LlmError`` (``MALFORMED_RECORD``, naming ``what``, by default ``name``) when
+        ``value`` is not a JSON object or its tag is not a string.
+        """
+        what = self.name if what is None else what
+        record = as_object(value, what)
+        return record, read_str(record, self.tag, what)
 
     def decode(self, kind: str, record: JsonObject) -> E:
         """The plugin value of a record tagged ``kind`` (not a core kind): the registered

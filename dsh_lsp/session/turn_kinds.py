@@ -24,7 +24,6 @@ from dsh_lsp.llm import (
     MessageSource,
     Opaque,
     Vocabulary,
-    as_object,
     malformed,
     read_int,
     read_opt_str,
@@ -90,8 +89,7 @@ def trigger_to_json(trigger: TurnTrigger) -> dict[str, JsonValue]:
 
 def trigger_from_json(value: object) -> TurnTrigger:
     """Decode a trigger record; raises ``LlmError`` (``MALFORMED_RECORD``)."""
-    obj = as_object(value, "turn trigger")
-    kind = read_str(obj, "kind", "turn trigger")
+    obj, kind = TURN_TRIGGERS.read_kind(value)
     if kind == "message":
         return MessageTrigger(source=source_from_json(obj.get("source")))
     if kind == "injection":

@@ -1,12 +1,12 @@
 """ShellTasks: every command of this kernel, its live updates and its completion (shell).
 
-``start`` creates a ``ShellTask`` and runs it through the ``ShellExecutor`` as a task of the
-shell plugin's fiber; ``run`` runs one in the caller's task (a foreground call). Unloading
-the plugin stops every command either way (``close`` kills them). While commands run, one
-throttled loop for all of them (``_tick``) emits ``SHELL_OUTPUT`` for each with new output.
-A background task's end is announced on ``SHELL_TASK_DONE`` and injected into the owning
-session's agent (when the ``AGENTS`` registry is there) as context the model reads at its
-next step.
+``start`` creates a background ``ShellTask`` and runs it through the ``ShellExecutor`` as a
+task of the shell plugin's fiber; ``run`` runs one in the caller's task (a foreground call).
+Unloading the plugin stops every command either way (``close`` kills them). While commands
+run, one throttled loop for all of them (``_tick``) emits ``SHELL_OUTPUT`` for each with new
+output. A background task's end is announced on ``SHELL_TASK_DONE`` and injected into the
+owning session's agent (when the ``AGENTS`` registry is there) as context the model reads at
+its next step.
 """
 
 from __future__ import annotations
@@ -70,29 +70,23 @@ class ShellTasks:
         self._wake = anyio.Event()
 
     def start(
-        self,
-        spec: ShellSpec,
-        *,
-        session_id: SessionId | None,
-        call_id: str | None,
-        background: bool,
+        self, spec: ShellSpec, *, session_id: SessionId | None, call_id: str | None
     ) -> ShellTask:
-        """Start ``spec`` as a task of the shell plugin's fiber; returns its task at once.
-        Raises ShellError (``SHELL_TOO_MANY_TASKS``) when ``background`` and the session's
-        background tasks are at the limit."""
-        if background:
-            running = [
-                t
-                for t in self._tasks.values()
-                if t.background and t.running and t.session_id == session_id
-            ]
-            if len(running) >= self._config.max_background_tasks:
-                raise ShellError(
-                    f"{len(running)} background commands are running already; wait for one "
-                    "or stop one with bash_kill",
-                    code=SHELL_TOO_MANY_TASKS,
-                )
-        task = self._new(spec, session_id=session_id, call_id=call_id, background=background)
+        """Start ``spec`` as a background task of the shell plugin's fiber; returns its task
+        at once (its end is announced, see the module docstring). Raises ShellError
+        (``SHELL_TOO_MANY_TASKS``) when the session's background tasks are at the limit."""
+        running = [
+            t
+            for t in self._tasks.values()
+            if t.background and t.running and t.session_id == session_id
+        ]
+        if len(running) >= self._config.max_background_tasks:
+            raise ShellError(
+                f"{len(running)} background commands are running already; wait for one "
+                "or stop one with bash_kill",
+                code=SHELL_TOO_MANY_TASKS,
+            )
+        task = self._new(spec, session_id=session_id, call_id=call_id, background=True)
         self._ctx.start_soon(self._run, task, name=f"shell {task.id}")
         return task
 

@@ -140,7 +140,7 @@ def bash_tool(deps: ShellDeps) -> ToolDefinition:
         background = args.get("run_in_background") is True
         call_id = str(execution.call_id)
         if background:
-            task = deps.tasks.start(spec, session_id=session_id, call_id=call_id, background=True)
+            task = deps.tasks.start(spec, session_id=session_id, call_id=call_id)
             text = (
                 f"Started background task {task.id}. Its end will be reported to you; read "
                 f'its output any time with bash_output {{"task_id": "{task.id}"}}.'
