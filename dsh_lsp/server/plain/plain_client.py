@@ -22,7 +22,7 @@ import itertools
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar, Final
 
 from lsprotocol import types
@@ -249,6 +249,7 @@ PLAIN_CLIENT: ServiceKey[PlainClient] = ServiceKey("lsp-plain-client")
 """The plain-LSP front end of the connection."""
 
 
+@dataclass(frozen=True, eq=False)
 class PlainClientPlugin(Plugin[None]):
     """Provides ``PLAIN_CLIENT``; injects ``BRIDGE`` and ``TOOLS``; its fiber owns the
     background turns (unloading it cancels them)."""
@@ -256,16 +257,11 @@ class PlainClientPlugin(Plugin[None]):
     name: ClassVar[str] = "lsp-plain-client"
     inject = (BRIDGE, TOOLS)
 
-    def __init__(
-        self,
-        channel: ClientChannel,
-        *,
-        progress: bool,
-        default_cwd: Callable[[], str | None],
-    ) -> None:
-        self._channel = channel
-        self._progress = progress
-        self._default_cwd = default_cwd
+    channel: ClientChannel
+    _: KW_ONLY
+    progress: bool
+    """Whether the client shows work-done progress (else a message says a turn started)."""
+    default_cwd: Callable[[], str | None]
 
     async def apply(self, ctx: Context, config: None) -> None:
         """Provide the service and listen to the session events it reports from."""
@@ -273,9 +269,9 @@ class PlainClientPlugin(Plugin[None]):
             ctx,
             ctx.require(BRIDGE),
             ctx.require(TOOLS),
-            self._channel,
-            progress=self._progress,
-            default_cwd=self._default_cwd,
+            self.channel,
+            progress=self.progress,
+            default_cwd=self.default_cwd,
         )
         ctx.on(SESSION_EVENT, plain.on_session_event)
         ctx.on(SHELL_OUTPUT, plain.on_shell_output)
