@@ -55,8 +55,6 @@ _log = logging.getLogger(__name__)
 
 CONFIGURATION_TIMEOUT: Final = 5.0
 """Seconds to wait for the client's ``workspace/configuration`` answer."""
-ERROR: Final = 1
-INFO: Final = 3
 
 
 class LoadPlugins(Protocol):
@@ -216,11 +214,11 @@ class ServerState:
             cause = exc.__cause__
             self._failure = cause if isinstance(cause, DshError) else exc
             _log.error("dsh-lsp could not start: %s", self._failure)
-            self.show(ERROR, f"dsh-lsp could not start: {self._failure}")
+            self.show(types.MessageType.Error, f"dsh-lsp could not start: {self._failure}")
         except DshError as exc:
             self._failure = exc
             _log.error("dsh-lsp could not start: %s", exc)
-            self.show(ERROR, f"dsh-lsp could not start: {exc}")
+            self.show(types.MessageType.Error, f"dsh-lsp could not start: {exc}")
         finally:
             self._ready.set()
 
@@ -248,13 +246,13 @@ class ServerState:
         try:
             settings = parse_settings(merge_settings(self.init_options, section))
         except SettingsError as exc:
-            self.show(ERROR, f"dsh-lsp ignored the workspace settings: {exc}")
+            self.show(types.MessageType.Error, f"dsh-lsp ignored the workspace settings: {exc}")
             return
         restart = self.settings.needs_restart(settings)
         self.settings = settings
         if restart and not startup:
             self.show(
-                INFO,
+                types.MessageType.Info,
                 "dsh-lsp: restart the server to apply model, sessionDir, shell, instructions"
                 " or compaction changes",
             )
@@ -262,7 +260,7 @@ class ServerState:
     def show(self, kind: int, message: str) -> None:
         """``window/showMessage`` (``kind``: 1 error … 4 log)."""
         if self.channel is not None:
-            self.channel.notify("window/showMessage", {"type": kind, "message": message})
+            self.channel.notify(types.WINDOW_SHOW_MESSAGE, {"type": kind, "message": message})
 
     async def aclose(self) -> None:
         """Close the bridge (turns cancelled, logs flushed) if start-up got that far."""

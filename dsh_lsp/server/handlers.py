@@ -18,11 +18,11 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 from lsprotocol import types
+from pydantic import BaseModel
 from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
@@ -52,8 +52,7 @@ from .wire import (
 
 _log = logging.getLogger(__name__)
 
-P = ParamSpec("P")
-R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
 
 
 class DshLanguageServer(LanguageServer):
@@ -79,25 +78,32 @@ class DshLanguageServer(LanguageServer):
         _log.log(level, "%s: %s", getattr(source, "__name__", source), error)
 
 
-def _translated(
-    handler: Callable[P, Awaitable[R]],
-) -> Callable[P, Awaitable[R]]:
-    """Raise a ``DshError`` from ``handler`` as its JSON-RPC error."""
-
-    @wraps(handler)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return await handler(*args, **kwargs)
-        except DshError as exc:
-            raise to_jsonrpc(exc) from None
-
-    return wrapper
+Handler = Callable[[DshLanguageServer, M], Awaitable[JsonObject]]
+"""A ``dsh/*`` request's handler: the connection's server and the validated params."""
 
 
 def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
     """A server whose agents live in the kernel behind ``ctx``; see the module docstring."""
     server = DshLanguageServer(ctx, load_plugins)
     state = server.state
+
+    def dsh_request(method: str, model: type[M]) -> Callable[[Handler[M]], Handler[M]]:
+        """Register the handler of ``method``: it gets the params validated as ``model``
+        (else -32602 naming the field); a ``DshError`` it raises answers as its JSON-RPC
+        error."""
+
+        def register(handler: Handler[M]) -> Handler[M]:
+            @server.feature(method)
+            async def feature(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
+                request = parse_params(model, params, method)
+                try:
+                    return await handler(ls, request)
+                except DshError as exc:
+                    raise to_jsonrpc(exc) from None
+
+            return handler
+
+        return register
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: DshLanguageServer, params: types.InitializeParams) -> None:
@@ -122,10 +128,8 @@ def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
     async def shutdown(ls: DshLanguageServer, params: None) -> None:
         await state.aclose()
 
-    @server.feature("dsh/session/new")
-    @_translated
-    async def session_new(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        request = parse_params(SessionNewParams, params, "dsh/session/new")
+    @dsh_request("dsh/session/new", SessionNewParams)
+    async def session_new(ls: DshLanguageServer, request: SessionNewParams) -> JsonObject:
         if request.cwd is not None and not await anyio.to_thread.run_sync(
             os.path.isdir, request.cwd
         ):
@@ -136,54 +140,40 @@ def build_server(ctx: Context, load_plugins: LoadPlugins) -> DshLanguageServer:
         bridge = await state.bridge()
         return {"sessionId": await bridge.new_session(request.cwd)}
 
-    @server.feature("dsh/session/list")
-    @_translated
-    async def session_list(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        parse_params(SessionListParams, params, "dsh/session/list")
+    @dsh_request("dsh/session/list", SessionListParams)
+    async def session_list(ls: DshLanguageServer, request: SessionListParams) -> JsonObject:
         bridge = await state.bridge()
         return {"sessions": await bridge.list_sessions()}
 
-    @server.feature("dsh/session/resume")
-    @_translated
-    async def session_resume(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        request = parse_params(SessionRefParams, params, "dsh/session/resume")
+    @dsh_request("dsh/session/resume", SessionRefParams)
+    async def session_resume(ls: DshLanguageServer, request: SessionRefParams) -> JsonObject:
         bridge = await state.bridge()
         return {"sessionId": await bridge.resume(request.session_id)}
 
-    @server.feature("dsh/status")
-    @_translated
-    async def status(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        parse_params(StatusParams, params, "dsh/status")
+    @dsh_request("dsh/status", StatusParams)
+    async def status(ls: DshLanguageServer, request: StatusParams) -> JsonObject:
         return dict(await state.status())
 
-    @server.feature("dsh/session/compact")
-    @_translated
-    async def session_compact(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        request = parse_params(SessionRefParams, params, "dsh/session/compact")
+    @dsh_request("dsh/session/compact", SessionRefParams)
+    async def session_compact(ls: DshLanguageServer, request: SessionRefParams) -> JsonObject:
         bridge = await state.bridge()
         result = await bridge.compact(request.session_id)
         assert isinstance(result, dict)
         return result
 
-    @server.feature("dsh/shell/allowedPrefixes")
-    @_translated
-    async def shell_prefixes(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        request = parse_params(ShellPrefixesParams, params, "dsh/shell/allowedPrefixes")
+    @dsh_request("dsh/shell/allowedPrefixes", ShellPrefixesParams)
+    async def shell_prefixes(ls: DshLanguageServer, request: ShellPrefixesParams) -> JsonObject:
         bridge = await state.bridge()
         setting = state.settings.permissions.shell_allow
         return {"prefixes": bridge.allowed_prefixes(request.cwd, setting)}
 
-    @server.feature("dsh/shell/revokePrefix")
-    @_translated
-    async def shell_revoke(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        request = parse_params(ShellRevokeParams, params, "dsh/shell/revokePrefix")
+    @dsh_request("dsh/shell/revokePrefix", ShellRevokeParams)
+    async def shell_revoke(ls: DshLanguageServer, request: ShellRevokeParams) -> JsonObject:
         bridge = await state.bridge()
         return {"revoked": bridge.revoke_prefix(request.cwd, request.prefix)}
 
-    @server.feature("dsh/prompt")
-    @_translated
-    async def prompt(ls: DshLanguageServer, params: JsonValue) -> JsonObject:
-        request = parse_params(PromptParams, params, "dsh/prompt")
+    @dsh_request("dsh/prompt", PromptParams)
+    async def prompt(ls: DshLanguageServer, request: PromptParams) -> JsonObject:
         bridge = await state.bridge()
         content = await prompt_content(request.prompt, ls.workspace)
         try:

@@ -14,8 +14,9 @@ client sends still lands where it meant.
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Callable, Generator
+from functools import wraps
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.protocol import lsp_method
@@ -25,6 +26,30 @@ from dsh_lsp.server.wire import DshProtocol
 
 from .documents import ContentChange, OpenDocuments
 from .positions import Position
+
+P = TypeVar("P")
+Step = Callable[["DocumentSyncProtocol", P], None]
+"""What a document notification does to the mirror."""
+Handler = Callable[["DocumentSyncProtocol", P], Generator[Any, Any, None]]
+"""pygls's handler protocol: it yields the user's handler to run (Any: untyped)."""
+
+
+def _mirroring(method: str) -> Callable[[Step[P]], Handler[P]]:
+    """The pygls handler of the document notification ``method``: the mirror step it wraps,
+    then the user's handler of ``method``, if the server has one."""
+
+    def decorator(step: Step[P]) -> Handler[P]:
+        @lsp_method(method)
+        @wraps(step)
+        def handler(self: DocumentSyncProtocol, params: P) -> Generator[Any, Any, None]:
+            step(self, params)
+            user = self.fm.features.get(method)
+            if user is not None:
+                yield user, (params,), None
+
+        return handler
+
+    return decorator
 
 
 class DocumentSyncProtocol(DshProtocol):
@@ -36,10 +61,8 @@ class DocumentSyncProtocol(DshProtocol):
         self.documents = OpenDocuments()
         """The mirror; its position encoding is set once ``initialize`` negotiated it."""
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(
-        self, params: types.DidOpenTextDocumentParams
-    ) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol
+    @_mirroring(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         """Mirror the opened document."""
         item = params.text_document
         text = storable_text(item.text)
@@ -49,12 +72,9 @@ class DocumentSyncProtocol(DshProtocol):
             )
         self.documents.open(item.uri, item.version, item.text)
         self.workspace.put_text_document(item)
-        yield from self._user(types.TEXT_DOCUMENT_DID_OPEN, params)
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(
-        self, params: types.DidChangeTextDocumentParams
-    ) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol
+    @_mirroring(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         """Apply the changes to the mirror, then hand pygls the resulting text."""
         uri = params.text_document.uri
         self.documents.change(
@@ -70,29 +90,17 @@ class DocumentSyncProtocol(DshProtocol):
                 text=document.text(),
             )
             self.workspace.put_text_document(item)
-        yield from self._user(types.TEXT_DOCUMENT_DID_CHANGE, params)
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(
-        self, params: types.DidCloseTextDocumentParams
-    ) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol
+    @_mirroring(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         """Stop mirroring the document."""
         self.documents.close(params.text_document.uri)
         self.workspace.remove_text_document(params.text_document.uri)
-        yield from self._user(types.TEXT_DOCUMENT_DID_CLOSE, params)
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_SAVE)
-    def lsp_text_document__did_save(
-        self, params: types.DidSaveTextDocumentParams
-    ) -> Generator[Any, Any, None]:  # Any: pygls's handler protocol
+    @_mirroring(types.TEXT_DOCUMENT_DID_SAVE)
+    def lsp_text_document__did_save(self, params: types.DidSaveTextDocumentParams) -> None:
         """Tell the mirror's listeners (pending saves of agent edits)."""
         self.documents.saved(params.text_document.uri)
-        yield from self._user(types.TEXT_DOCUMENT_DID_SAVE, params)
-
-    def _user(self, method: str, params: object) -> Generator[Any, Any, None]:
-        handler = self.fm.features.get(method)
-        if handler is not None:
-            yield handler, (params,), None
 
 
 def _change(change: types.TextDocumentContentChangeEvent) -> ContentChange:

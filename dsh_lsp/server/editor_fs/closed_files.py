@@ -21,6 +21,7 @@ is left to the local provider too.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 
 import anyio
@@ -59,43 +60,34 @@ from .overlays import Overlay, Overlays
 from .workspace_edits import EditLabel, create_file_edit, document_edit, labelled_edits
 
 
+@dataclass(frozen=True, slots=True)
 class ClosedFiles:
     """See the module docstring; owns the overlays, shares ``sync`` with the provider."""
 
-    __slots__ = ("_disk", "_editor", "_max_write", "_overlays", "_settle", "_sync")
-
-    def __init__(
-        self,
-        editor: EditorConnection,
-        disk: LocalFileSystem,
-        overlays: Overlays,
-        sync: DiskSync,
-        *,
-        settle: float,
-        max_write_bytes: int,
-    ) -> None:
-        self._editor = editor
-        self._disk = disk
-        self._overlays = overlays
-        self._sync = sync
-        self._settle = settle
-        self._max_write = max_write_bytes
+    editor: EditorConnection
+    disk: LocalFileSystem
+    overlays: Overlays
+    sync: DiskSync
+    _: KW_ONLY
+    settle: float
+    """Seconds after which an applied edit's answer is trusted (``edit_delivery``)."""
+    max_write_bytes: int
 
     def on_document_event(self, event: DocumentEvent) -> None:
         """A document the editor opens is mirrored from now on: its overlay goes."""
         if event.kind == "opened" and event.key is not None:
-            self._overlays.drop(event.key)
+            self.overlays.drop(event.key)
 
     def overlay(self, key: str, info: FsInfo | None) -> Overlay | None:
         """The overlay of ``key`` if it still shadows the disk state ``info``."""
         version = info.version if info is not None and info.type == "file" else None
-        return self._overlays.current(key, version)
+        return self.overlays.current(key, version)
 
     async def current_overlay(self, target: FsTarget) -> Overlay | None:
         """The valid overlay of ``target``, if any (a disk stat only when one exists)."""
-        if target.key not in self._overlays:
+        if target.key not in self.overlays:
             return None
-        return self.overlay(target.key, await self._disk.stat(target))
+        return self.overlay(target.key, await self.disk.stat(target))
 
     async def write(
         self,
@@ -108,23 +100,23 @@ class ClosedFiles:
         """``write_text`` of a file the editor does not mirror; see ``FileSystem``."""
         shown = target.display_path
         size = len(content.encode("utf-8", "surrogatepass"))
-        if size > self._max_write:
-            raise too_large(shown, size, self._max_write, "writing")
+        if size > self.max_write_bytes:
+            raise too_large(shown, size, self.max_write_bytes, "writing")
         disk = await self._load(real, shown)
         after = normalize_eol(strip_bom(content)[1])
         if disk.version is None:
             check_guard(guard, None, shown)
-            if not self._editor.capabilities.create_files:
-                return await self._disk.write_text(target, content, guard=guard)
+            if not self.editor.capabilities.create_files:
+                return await self.disk.write_text(target, content, guard=guard)
             version = await self._create(target, real, content, label)
             return FsWriteOutcome(operation="create", version=version, before=None, after=after)
-        overlay = self._overlays.current(real, disk.version)
+        overlay = self.overlays.current(real, disk.version)
         current = disk.version if overlay is None else overlay.token
         check_guard(guard, current, shown)
         try:
             base = self._base(disk, overlay, shown)
         except FsError:
-            return await self._disk.write_text(target, content, guard=guard)
+            return await self.disk.write_text(target, content, guard=guard)
         view = BufferView.of(base)
         diff, hunks, wanted = view.write_change(content)
         version = await self._send(target, real, current, base, hunks, wanted, label)
@@ -147,7 +139,7 @@ class ClosedFiles:
             if expected is not None:
                 raise vanished(shown)
             raise FsError("FS_NOT_FOUND", f"{shown} does not exist")
-        overlay = self._overlays.current(real, disk.version)
+        overlay = self.overlays.current(real, disk.version)
         current = disk.version if overlay is None else overlay.token
         check_expected(expected, current, shown)
         base = self._base(disk, overlay, shown)
@@ -166,7 +158,9 @@ class ClosedFiles:
         return editor_text(disk.data, shown)
 
     async def _load(self, real: str, shown: str) -> DiskFile:
-        return await anyio.to_thread.run_sync(partial(load, real, shown, max_bytes=self._max_write))
+        return await anyio.to_thread.run_sync(
+            partial(load, real, shown, max_bytes=self.max_write_bytes)
+        )
 
     async def _send(
         self,
@@ -182,14 +176,14 @@ class ClosedFiles:
         there is nothing to change)."""
         if not hunks:
             return current
-        capabilities = self._editor.capabilities
+        capabilities = self.editor.capabilities
         edits = labelled_edits(capabilities, label, base, hunks)
         uri = _uri(real, target.display_path)
         params = document_edit(capabilities, label, uri=uri, version=None, edits=edits)
         return await self._deliver(target, real, uri, params, expected, label)
 
     async def _create(self, target: FsTarget, real: str, content: str, label: EditLabel) -> str:
-        capabilities = self._editor.capabilities
+        capabilities = self.editor.capabilities
         insert = [TextHunk(start=0, end=0, new_text=content)] if content else []
         edits = labelled_edits(capabilities, label, "", insert)
         uri = _uri(real, target.display_path)
@@ -214,19 +208,19 @@ class ClosedFiles:
             confirm=label.confirm,
             display_path=shown,
         )
-        token = await deliver(self._editor, delivery, settle=self._settle)
-        self._sync.edited(uri)
+        token = await deliver(self.editor, delivery, settle=self.settle)
+        self.sync.edited(uri)
         if token is not None:
-            self._overlays.drop(real)
+            self.overlays.drop(real)
             return token
         try:
             now = await self._load(real, shown)
         except FsError:
             now = DiskFile(version=None)
         if now.version is not None and now.data is not None and _text(now.data) == expected:
-            self._overlays.drop(real)
+            self.overlays.drop(real)
             return now.version
-        return self._overlays.put(real, expected, now.version).token
+        return self.overlays.put(real, expected, now.version).token
 
 
 def _uri(real: str, shown: str) -> str:

@@ -26,7 +26,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Final
 
 import anyio
@@ -140,34 +140,28 @@ def new_problems(
     return tuple(found)
 
 
+@dataclass(frozen=True, slots=True)
 class AfterEdit:
     """The post-edit diagnostics of one connection; owns nothing."""
 
-    __slots__ = ("_documents", "_enabled", "_intel", "_timeout_ms")
-
-    def __init__(
-        self,
-        intel: EditorIntel,
-        documents: OpenDocuments,
-        *,
-        enabled: Callable[[], bool],
-        timeout_ms: Callable[[], int],
-    ) -> None:
-        self._intel = intel
-        self._documents = documents
-        self._enabled = enabled
-        self._timeout_ms = timeout_ms
+    intel: EditorIntel
+    documents: OpenDocuments
+    _: KW_ONLY
+    enabled: Callable[[], bool]
+    """Whether edits get diagnostics (the setting, read at each call)."""
+    timeout_ms: Callable[[], int]
+    """How long the editor may take for an edit's version (read at each call)."""
 
     @property
     def active(self) -> bool:
         """Whether edits get diagnostics now (the setting is read at each call)."""
-        return "diagnostics" in self._intel.methods and self._enabled()
+        return "diagnostics" in self.intel.methods and self.enabled()
 
     async def before(self, uri: str | None) -> tuple[DocumentProblems, ...]:
         """The problems the editor knows now (of ``uri``, or of every document); empty
         when it cannot tell in time. Never raises."""
         try:
-            return await self._intel.diagnostics(uri, seconds=BEFORE_SECONDS)
+            return await self.intel.diagnostics(uri, seconds=BEFORE_SECONDS)
         except (EditorNoAnswerError, EditorAnswerError):
             return ()
         except Exception:  # the edit goes ahead whatever the connection does
@@ -178,8 +172,8 @@ class AfterEdit:
         """The text an edit's result gains (see the module docstring). Raises only what
         the channel raises unexpectedly (no answer and bad answers become sentences)."""
         shown = shown_path(uri_path(edit.uri), cwd)
-        version = self._documents.version_of(edit.uri, edit.token)
-        timeout_ms = self._timeout_ms()
+        version = self.documents.version_of(edit.uri, edit.token)
+        timeout_ms = self.timeout_ms()
         waited = f"waited {timeout_ms / 1000:g} s"
         if version is None:
             return (
@@ -187,7 +181,7 @@ class AfterEdit:
                 f"{shown} (the editor has not confirmed it yet); use `diagnostics` later."
             )
         try:
-            answers = await self._intel.diagnostics(
+            answers = await self.intel.diagnostics(
                 edit.uri,
                 version=version,
                 timeout_ms=timeout_ms,
@@ -219,7 +213,7 @@ class AfterEdit:
                 problem,
                 shown,
                 lines[problem.start.line] if problem.start.line < len(lines) else None,
-                self._documents.encoding,
+                self.documents.encoding,
             )
             for problem in found[:MAX_NEW]
         ]
@@ -231,7 +225,7 @@ class AfterEdit:
     def open_files(self) -> tuple[OpenFile, ...]:
         """The open documents backed by files, with their files' stamps. Never raises."""
         files: list[OpenFile] = []
-        for document in self._documents.all():
+        for document in self.documents.all():
             if document.key is None:
                 continue
             files.append(
@@ -252,7 +246,7 @@ class AfterEdit:
         if not changed:
             return ()
         reports: dict[str, str] = {}
-        deadline = self._timeout_ms() / 1000
+        deadline = self.timeout_ms() / 1000
 
         async def check(file: OpenFile) -> None:
             shown = shown_path(uri_path(file.uri), cwd)
@@ -264,7 +258,7 @@ class AfterEdit:
                     "servers could not report on it; use `diagnostics` later."
                 )
                 return
-            document = self._documents.get(file.uri)
+            document = self.documents.get(file.uri)
             after = file.text if document is None else document.text()
             previous = next((p for p in earlier if p.uri == file.uri), None)
             edit = WrittenEdit(
@@ -281,10 +275,10 @@ class AfterEdit:
         """The token of the state where the editor shows the file's new disk text, or None
         when it does not within ``seconds``."""
         disk = await anyio.to_thread.run_sync(_read, file.path)
-        document = self._documents.get(file.uri)
+        document = self.documents.get(file.uri)
         if disk is None or document is None:
             return None
-        with self._documents.watch(file.uri, disk) as watch:
+        with self.documents.watch(file.uri, disk) as watch:
             if document.text() == disk:
                 return document.token
             with anyio.move_on_after(seconds):

@@ -21,8 +21,6 @@ from dsh_lsp.server.wire import Position, Range
 
 M = TypeVar("M", bound=BaseModel)
 
-_OPEN = ConfigDict(extra="ignore", frozen=True, alias_generator=to_camel, populate_by_name=True)
-
 
 class EditorAnswerError(DshError):
     """The editor answered a ``dsh/editor/*`` request with an error or a malformed result."""
@@ -89,8 +87,15 @@ class SymbolInfo:
     place: Place
 
 
-class _Diagnostic(BaseModel):
-    model_config = _OPEN
+class _Answer(BaseModel):
+    """A part of a client's answer: camelCase on the wire, unknown fields ignored."""
+
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, alias_generator=to_camel, populate_by_name=True
+    )
+
+
+class _Diagnostic(_Answer):
     range: Range
     severity: int | None = Field(default=None, ge=1, le=4)
     code: str | int | None = None
@@ -98,45 +103,38 @@ class _Diagnostic(BaseModel):
     message: str
 
 
-class _Item(BaseModel):
-    model_config = _OPEN
+class _Item(_Answer):
     uri: str
     version: int | None = None
     complete: bool = True
     diagnostics: list[_Diagnostic] = Field(default_factory=list)
 
 
-class _Diagnostics(BaseModel):
-    model_config = _OPEN
+class _Diagnostics(_Answer):
     items: list[_Item]
 
 
-class _Location(BaseModel):
-    model_config = _OPEN
+class _Location(_Answer):
     uri: str
     range: Range | None = None
 
 
-class _Locations(BaseModel):
-    model_config = _OPEN
+class _Locations(_Answer):
     locations: list[_Location]
 
 
-class _Symbol(BaseModel):
-    model_config = _OPEN
+class _Symbol(_Answer):
     name: str
     kind: int = 0
     container_name: str | None = None
     location: _Location
 
 
-class _Symbols(BaseModel):
-    model_config = _OPEN
+class _Symbols(_Answer):
     symbols: list[_Symbol]
 
 
-class _Hover(BaseModel):
-    model_config = _OPEN
+class _Hover(_Answer):
     contents: str
 
 

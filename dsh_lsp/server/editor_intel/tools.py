@@ -150,10 +150,18 @@ async def _render_places(
         row = f"{shown_path(path, cwd)}:{place.start.line + 1}"
         rows.append(row if text is None else f"{row}: {clip(text)}")
         locations.append({"path": path, "line": place.start.line + 1})
+    return _listing(rows, locations, f"No {what} found.", len(places) - MAX_LOCATIONS, what)
+
+
+def _listing(
+    rows: list[str], locations: list[JsonValue], empty: str, hidden: int, what: str
+) -> ToolOutcome:
+    """A listing result: ``rows`` (``empty`` when there are none), then how many ``what``
+    were left out (``hidden``, when positive); ``meta.locations`` for the tool card."""
     if not rows:
-        rows.append(f"No {what} found.")
-    if len(places) > MAX_LOCATIONS:
-        rows.append(f"({len(places) - MAX_LOCATIONS} more {what} not shown.)")
+        rows.append(empty)
+    if hidden > 0:
+        rows.append(f"({hidden} more {what} not shown.)")
     return ToolOutcome(content=(TextBlock(text="\n".join(rows)),), meta={"locations": locations})
 
 
@@ -176,16 +184,37 @@ def problem_row(
     return row
 
 
-def _locations_view(title: str, kind: ToolKind, result: ToolResult) -> ToolResultView:
-    raw = None if result.meta is None else result.meta.get("locations")
-    locations = tuple(
-        ToolLocation(
-            path=item["path"], line=item["line"] if isinstance(item.get("line"), int) else None
+def _located_tool(
+    name: str,
+    description: str,
+    params: dict[str, Prop],
+    execute: ExecuteFn,
+    present_call: Callable[[JsonObject], ToolCallView],
+) -> ToolDefinition:
+    """A read-only tool whose result card has its call's title and kind and points at the
+    locations the result lists (``meta.locations``)."""
+
+    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
+        call = present_call(args)
+        raw = None if result.meta is None else result.meta.get("locations")
+        locations = tuple(
+            ToolLocation(
+                path=item["path"], line=item["line"] if isinstance(item.get("line"), int) else None
+            )
+            for item in (raw if isinstance(raw, list) else ())
+            if isinstance(item, dict) and isinstance(item.get("path"), str)
         )
-        for item in (raw if isinstance(raw, list) else ())
-        if isinstance(item, dict) and isinstance(item.get("path"), str)
+        return ToolResultView(title=call.title, kind=call.kind, locations=locations)
+
+    return define_tool(
+        name,
+        description,
+        params,
+        execute,
+        read_only=True,
+        present_call=present_call,
+        present_result=present_result,
     )
-    return ToolResultView(title=title, kind=kind, locations=locations)
 
 
 _PATH = Prop(type="string", required=True, description="The file the symbol is in")
@@ -213,18 +242,8 @@ def _symbol_tool(
             ),
         )
 
-    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
-        return _locations_view(present_call(args).title, kind, result)
-
-    return define_tool(
-        name,
-        description,
-        {"path": _PATH, "line": _LINE, "symbol": _SYMBOL},
-        execute,
-        read_only=True,
-        present_call=present_call,
-        present_result=present_result,
-    )
+    params = {"path": _PATH, "line": _LINE, "symbol": _SYMBOL}
+    return _located_tool(name, description, params, execute, present_call)
 
 
 def diagnostics_tool(deps: IntelDeps) -> ToolDefinition:
@@ -254,14 +273,9 @@ def diagnostics_tool(deps: IntelDeps) -> ToolDefinition:
                 shown = shown_path(full, cwd)
                 rows.append(problem_row(problem, shown, text, deps.documents.encoding))
                 locations.append({"path": full, "line": problem.start.line + 1})
-        if not rows:
-            where = path if isinstance(path, str) and path else "the open files"
-            rows.append(f"No problems reported for {where}.")
-        if total > MAX_PROBLEMS:
-            rows.append(f"({total - MAX_PROBLEMS} more problems not shown.)")
-        return ToolOutcome(
-            content=(TextBlock(text="\n".join(rows)),), meta={"locations": locations}
-        )
+        where = path if isinstance(path, str) and path else "the open files"
+        empty = f"No problems reported for {where}."
+        return _listing(rows, locations, empty, total - MAX_PROBLEMS, "problems")
 
     def present_call(args: JsonObject) -> ToolCallView:
         path = args.get("path")
@@ -271,10 +285,7 @@ def diagnostics_tool(deps: IntelDeps) -> ToolDefinition:
             )
         return ToolCallView(title="Diagnostics", kind="read")
 
-    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
-        return _locations_view(present_call(args).title, "read", result)
-
-    return define_tool(
+    return _located_tool(
         "diagnostics",
         "The errors and warnings the editor's language servers report (type checkers, "
         "linters), for one file or for every file the editor has problems for, printed "
@@ -282,9 +293,7 @@ def diagnostics_tool(deps: IntelDeps) -> ToolDefinition:
         "fresher than running the checker in a shell.",
         {"path": Prop(type="string", description="One file (default: every file)")},
         execute,
-        read_only=True,
-        present_call=present_call,
-        present_result=present_result,
+        present_call,
     )
 
 
@@ -353,29 +362,19 @@ def symbols_tool(deps: IntelDeps) -> ToolDefinition:
             else:
                 locations.append({"path": path})
             rows.append(f"{name} ({kind}) {where}" if kind else f"{name} {where}")
-        if not rows:
-            rows.append(f"No symbols match {query!r}.")
-        if len(found) > MAX_LOCATIONS:
-            rows.append(f"({len(found) - MAX_LOCATIONS} more symbols not shown.)")
-        return ToolOutcome(
-            content=(TextBlock(text="\n".join(rows)),), meta={"locations": locations}
-        )
+        empty = f"No symbols match {query!r}."
+        return _listing(rows, locations, empty, len(found) - MAX_LOCATIONS, "symbols")
 
     def present_call(args: JsonObject) -> ToolCallView:
         return ToolCallView(title=f"Symbols {args.get('query')!r}", kind="search")
 
-    def present_result(args: JsonObject, result: ToolResult) -> ToolResultView:
-        return _locations_view(present_call(args).title, "search", result)
-
-    return define_tool(
+    return _located_tool(
         "symbols",
         "Find classes, functions, methods and other symbols by name across the workspace, "
         "from the editor's language servers. Prints `name (kind) path:line` per symbol.",
         {"query": Prop(type="string", required=True, description="The name, or part of it")},
         execute,
-        read_only=True,
-        present_call=present_call,
-        present_result=present_result,
+        present_call,
     )
 
 

@@ -47,6 +47,8 @@ R = TypeVar("R")
 
 PlainSource = Callable[[], Awaitable["PlainClient"]]
 """The connection's ``PlainClient`` once start-up finished (raises its failure)."""
+ClientCommand = Callable[["PlainClient"], Awaitable[JsonObject]]
+"""What a command without arguments does with the connection's ``PlainClient``."""
 
 
 class PromptArguments(BaseModel):
@@ -84,9 +86,11 @@ def excerpt(prompt: str) -> str:
     return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "\u2026"
 
 
-async def _answer(action: Callable[[], Awaitable[R]]) -> R:
+async def _answer(plain: PlainSource, action: Callable[[PlainClient], Awaitable[R]]) -> R:
+    """``action`` run with the connection's ``PlainClient``; a ``DshError`` (start-up's
+    failure included) raised as its JSON-RPC error."""
     try:
-        return await action()
+        return await action(await plain())
     except DshError as exc:
         raise to_jsonrpc(exc) from None
 
@@ -94,12 +98,22 @@ async def _answer(action: Callable[[], Awaitable[R]]) -> R:
 def register_commands(server: LanguageServer, plain: PlainSource) -> None:
     """Register the commands and the progress-cancel handler on ``server``."""
 
-    @server.command(NEW_SESSION)
-    async def new_session(ls: LanguageServer, *args: JsonValue) -> JsonObject:
-        async def run() -> JsonObject:
-            return {"sessionId": await (await plain()).new_session()}
+    def command(name: str) -> Callable[[ClientCommand], ClientCommand]:
+        """Register the command ``name``, which takes no arguments and answers what
+        ``action`` returns for the connection's ``PlainClient``."""
 
-        return await _answer(run)
+        def register(action: ClientCommand) -> ClientCommand:
+            @server.command(name)
+            async def run(ls: LanguageServer, *args: JsonValue) -> JsonObject:
+                return await _answer(plain, action)
+
+            return action
+
+        return register
+
+    @command(NEW_SESSION)
+    async def new_session(client: PlainClient) -> JsonObject:
+        return {"sessionId": await client.new_session()}
 
     @server.command(PROMPT)
     async def prompt(ls: LanguageServer, *args: JsonValue) -> JsonObject:
@@ -112,33 +126,23 @@ def register_commands(server: LanguageServer, plain: PlainSource) -> None:
                 ResourceLinkContent(type="resource_link", uri=request.uri, range=request.range)
             )
 
-        async def run() -> JsonObject:
-            client = await plain()
+        async def run(client: PlainClient) -> JsonObject:
             content = await prompt_content(blocks, ls.workspace)
             return {"sessionId": await client.prompt(content, excerpt(request.prompt))}
 
-        return await _answer(run)
+        return await _answer(plain, run)
 
-    @server.command(CANCEL)
-    async def cancel(ls: LanguageServer, *args: JsonValue) -> JsonObject:
-        async def run() -> JsonObject:
-            return {"cancelled": (await plain()).cancel()}
+    @command(CANCEL)
+    async def cancel(client: PlainClient) -> JsonObject:
+        return {"cancelled": client.cancel()}
 
-        return await _answer(run)
+    @command(RESUME_LAST)
+    async def resume_last(client: PlainClient) -> JsonObject:
+        return {"sessionId": await client.resume_last()}
 
-    @server.command(RESUME_LAST)
-    async def resume_last(ls: LanguageServer, *args: JsonValue) -> JsonObject:
-        async def run() -> JsonObject:
-            return {"sessionId": await (await plain()).resume_last()}
-
-        return await _answer(run)
-
-    @server.command(LAST_ANSWER)
-    async def last_answer(ls: LanguageServer, *args: JsonValue) -> JsonObject:
-        async def run() -> JsonObject:
-            return {"answer": (await plain()).last_answer}
-
-        return await _answer(run)
+    @command(LAST_ANSWER)
+    async def last_answer(client: PlainClient) -> JsonObject:
+        return {"answer": client.last_answer}
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     async def progress_cancelled(

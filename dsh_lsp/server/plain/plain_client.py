@@ -22,8 +22,10 @@ import itertools
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar, Final
+
+from lsprotocol import types
 
 from dsh_lsp.instructions import InstructionsLoadedPayload
 from dsh_lsp.kernel import Context, DshError, Plugin, ServiceKey
@@ -45,20 +47,17 @@ from .progress import TurnProgress, progress_message
 
 _log = logging.getLogger(__name__)
 
-SHOW_MESSAGE: Final = "window/showMessage"
-LOG_MESSAGE: Final = "window/logMessage"
-ERROR, WARNING, INFO = 1, 2, 3
 LIVE_LINE_CHARS: Final = 120
 """The longest output line a progress report quotes while a command runs."""
 SUMMARY_CHARS: Final = 200
 """The longest answer shown whole in ``window/showMessage``."""
 
 _ENDINGS: Final[dict[str, tuple[int, str]]] = {
-    "end_turn": (INFO, "done"),
-    "max_tokens": (WARNING, "stopped: the answer hit the token limit"),
-    "max_turn_requests": (WARNING, "stopped: the turn hit its step limit"),
-    "cancelled": (INFO, "cancelled"),
-    "refusal": (WARNING, "the model refused"),
+    "end_turn": (types.MessageType.Info, "done"),
+    "max_tokens": (types.MessageType.Warning, "stopped: the answer hit the token limit"),
+    "max_turn_requests": (types.MessageType.Warning, "stopped: the turn hit its step limit"),
+    "cancelled": (types.MessageType.Info, "cancelled"),
+    "refusal": (types.MessageType.Warning, "the model refused"),
 }
 
 
@@ -151,7 +150,7 @@ class PlainClient:
                     turn.progress.report(progress_message(view, turn.cwd))
                 case InstructionsLoadedPayload(sources=sources):
                     message = f"dsh: following the project instructions in {', '.join(sources)}"
-                    self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": message})
+                    self._log_message(message)
                 case TodoWritePayload(entries=entries):
                     self._plan(turn, tuple((e.content, e.status) for e in entries))
                 case AssistantMessagePayload(content=content):
@@ -166,7 +165,7 @@ class PlainClient:
     def _plan(self, turn: _Turn, items: tuple[tuple[str, str], ...]) -> None:
         """The plan ((content, status) pairs): in full in the log, its current item as
         progress."""
-        self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {checklist(items)}"})
+        self._log_message(f"dsh: {checklist(items)}")
         if turn.progress is not None and items:
             done = sum(1 for _, status in items if status == "completed")
             current = next((c for c, status in items if status == "in_progress"), None)
@@ -190,13 +189,15 @@ class PlainClient:
                 self._tokens[token] = turn.session_id
             else:
                 started = f"dsh: working on: {excerpt} (the dsh.cancel command stops it)"
-                self._channel.notify(SHOW_MESSAGE, {"type": INFO, "message": started})
+                self._show(types.MessageType.Info, started)
             try:
                 result = await self._bridge.prompt(turn.session_id, content)
             except DshError as exc:
-                self._end(turn, ERROR, f"failed: {exc}", None)
+                self._end(turn, types.MessageType.Error, f"failed: {exc}", None)
                 return
-            kind, ending = _ENDINGS.get(result.stop_reason, (INFO, result.stop_reason))
+            kind, ending = _ENDINGS.get(
+                result.stop_reason, (types.MessageType.Info, result.stop_reason)
+            )
             self._end(turn, kind, ending, turn.answer or None)
         finally:
             self._turns.pop(turn.session_id, None)
@@ -206,11 +207,20 @@ class PlainClient:
         if turn.progress is not None:
             turn.progress.end(ending)
         if answer is None:
-            self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": f"dsh: {ending}"})
+            self._show(kind, f"dsh: {ending}")
             return
         self.last_answer = answer
-        self._channel.notify(LOG_MESSAGE, {"type": INFO, "message": f"dsh: {answer}"})
-        self._channel.notify(SHOW_MESSAGE, {"type": kind, "message": summary(answer)})
+        self._log_message(f"dsh: {answer}")
+        self._show(kind, summary(answer))
+
+    def _show(self, kind: int, message: str) -> None:
+        """``window/showMessage`` (``kind``: a ``MessageType``)."""
+        self._channel.notify(types.WINDOW_SHOW_MESSAGE, {"type": kind, "message": message})
+
+    def _log_message(self, message: str) -> None:
+        """``window/logMessage`` at the info level."""
+        info = types.MessageType.Info
+        self._channel.notify(types.WINDOW_LOG_MESSAGE, {"type": info, "message": message})
 
 
 def summary(answer: str) -> str:
@@ -239,6 +249,7 @@ PLAIN_CLIENT: ServiceKey[PlainClient] = ServiceKey("lsp-plain-client")
 """The plain-LSP front end of the connection."""
 
 
+@dataclass(frozen=True, eq=False)
 class PlainClientPlugin(Plugin[None]):
     """Provides ``PLAIN_CLIENT``; injects ``BRIDGE`` and ``TOOLS``; its fiber owns the
     background turns (unloading it cancels them)."""
@@ -246,16 +257,11 @@ class PlainClientPlugin(Plugin[None]):
     name: ClassVar[str] = "lsp-plain-client"
     inject = (BRIDGE, TOOLS)
 
-    def __init__(
-        self,
-        channel: ClientChannel,
-        *,
-        progress: bool,
-        default_cwd: Callable[[], str | None],
-    ) -> None:
-        self._channel = channel
-        self._progress = progress
-        self._default_cwd = default_cwd
+    channel: ClientChannel
+    _: KW_ONLY
+    progress: bool
+    """Whether the client shows work-done progress (else a message says a turn started)."""
+    default_cwd: Callable[[], str | None]
 
     async def apply(self, ctx: Context, config: None) -> None:
         """Provide the service and listen to the session events it reports from."""
@@ -263,9 +269,9 @@ class PlainClientPlugin(Plugin[None]):
             ctx,
             ctx.require(BRIDGE),
             ctx.require(TOOLS),
-            self._channel,
-            progress=self._progress,
-            default_cwd=self._default_cwd,
+            self.channel,
+            progress=self.progress,
+            default_cwd=self.default_cwd,
         )
         ctx.on(SESSION_EVENT, plain.on_session_event)
         ctx.on(SHELL_OUTPUT, plain.on_shell_output)

@@ -24,6 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Final
 
+from lsprotocol import types
 from pydantic import ValidationError
 
 from dsh_lsp.llm import CallId, JsonObject, JsonValue, SessionId
@@ -45,9 +46,6 @@ from .updates import UpdateTranslator, tool_call_update
 _log = logging.getLogger(__name__)
 
 REQUEST_METHOD: Final = "dsh/requestPermission"
-SHOW_MESSAGE_REQUEST: Final = "window/showMessageRequest"
-WARNING: Final = 2
-"""``MessageType.Warning``."""
 
 OPTIONS: Final[tuple[tuple[PermissionOutcome, str], ...]] = (
     ("allow_once", "Allow"),
@@ -172,17 +170,19 @@ class EditorPermissions:
     ) -> PermissionOutcome:
         why = f" ({reason})" if reason else ""
         params: dict[str, JsonValue] = {
-            "type": WARNING,
+            "type": types.MessageType.Warning,
             "message": f"dsh-lsp wants to run: {title}{why}. Allow it?",
             "actions": [{"title": name} for _, name in options],
         }
-        answer: JsonValue = await self._channel.request(SHOW_MESSAGE_REQUEST, params)
+        answer: JsonValue = await self._channel.request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
         if answer is None:
             return "reject_once"
         try:
             title = MessageActionAnswer.model_validate(answer).title
         except ValidationError:
-            _log.warning("unreadable %s answer, refusing the call", SHOW_MESSAGE_REQUEST)
+            _log.warning(
+                "unreadable %s answer, refusing the call", types.WINDOW_SHOW_MESSAGE_REQUEST
+            )
             return "reject_once"
         for option, name in options:
             if name == title:
