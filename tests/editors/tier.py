@@ -12,7 +12,6 @@ from typing import Any
 from dsh_lsp.testing import (
     Event,
     RecordedRequest,
-    ScriptedServer,
     Stall,
     StreamResponse,
     ToolCallSpec,
@@ -45,15 +44,15 @@ def tool_messages(request: RecordedRequest) -> list[str]:
     ]
 
 
-def server_env(tmp_path: Path, workspace: Path, model: ScriptedServer) -> dict[str, str]:
-    """The variables an editor script reads to start ``dsh-lsp`` against ``model`` on
-    ``workspace``: its command (debug log in ``tmp_path / "server.log"``), the model's URL and a
-    scripted key, and the session folder ``tmp_path / "sessions"``."""
+def server_env(tmp_path: Path, workspace: Path, model_url: str) -> dict[str, str]:
+    """The variables an editor script reads to start ``dsh-lsp`` on ``workspace`` against the
+    scripted model at ``model_url``: its command (debug log in ``tmp_path / "server.log"``), the
+    model's URL and a scripted key, and the session folder ``tmp_path / "sessions"``."""
     log = tmp_path / "server.log"
     server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(log), "--log-level", "debug"]
     return {
         "DSH_SERVER_CMD": json.dumps(server_cmd),
-        "DSH_MODEL_URL": model.base_url,
+        "DSH_MODEL_URL": model_url,
         "DSH_WS": str(workspace),
         "DSH_SESSION_DIR": str(tmp_path / "sessions"),
         "DEEPSEEK_API_KEY": "scripted-key",

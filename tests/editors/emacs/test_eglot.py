@@ -71,7 +71,7 @@ def _run(
     env = isolated_env(
         tmp_path / "home",
         {
-            **server_env(tmp_path, workspace, model),
+            **server_env(tmp_path, workspace, model.base_url),
             "DSH_OUT": str(out),
             "DSH_CASE": case,
             "DSH_MODEL_ASKED": str(tmp_path / "model-asked"),

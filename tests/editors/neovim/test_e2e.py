@@ -61,7 +61,7 @@ def _run(
     **env: str,
 ) -> LuaRun:
     model.enqueue(*script)
-    run_env = {**server_env(tmp_path, workspace, model), **env}
+    run_env = {**server_env(tmp_path, workspace, model.base_url), **env}
     run = run_spec(SPEC, case, tmp_path, env=run_env, deadline=40, nvim=nvim)
     log = tmp_path / "server.log"
     if run.returncode != 0 and log.exists():
