@@ -28,14 +28,19 @@ def dsh_env(
 
 
 def run_dsh(
-    args: Sequence[str], env: Mapping[str, str], *, cwd: Path | None = None
+    args: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    cwd: Path | None = None,
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m dsh_lsp *args`` to its end (60 s at the most), no stdin, output captured."""
+    """``python -m dsh_lsp *args`` to its end (*timeout* seconds at the most), no stdin,
+    output captured."""
     return subprocess.run(
         [sys.executable, "-m", "dsh_lsp", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
         stdin=subprocess.DEVNULL,
         env=env,
         cwd=cwd,

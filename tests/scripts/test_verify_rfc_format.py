@@ -33,6 +33,11 @@ END_OF_IMPL = 21  # the first line after the four sections
 Rule = tuple[int | None, str]  # (line, "rule-name: detail")
 
 
+def _with_problem(text: str) -> str:
+    """An implemented RFC whose Problem section holds ``text`` (the other sections as sound)."""
+    return f"{IMPL_HEAD}## Problem\n\n{text}\n\n{AFTER_PROBLEM}"
+
+
 def _check(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], lifecycle: str, text: str
 ) -> tuple[int, list[str], str]:
@@ -121,7 +126,7 @@ def test_extra_sections_in_any_order_after_problem_pass(
 def test_code_and_comments_are_not_structure(
     extra: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = f"{IMPL_HEAD}## Problem\n\nText.\n\n{extra}\n\n{AFTER_PROBLEM}"
+    text = _with_problem(f"Text.\n\n{extra}")
     _passes(tmp_path, capsys, "implemented", text)
 
 
@@ -259,7 +264,7 @@ def test_truncated_file_reports_every_missing_part(
 def test_no_other_rendered_line_states_a_status(
     extra: str, found: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = f"{IMPL_HEAD}## Problem\n\nText.\n\n{extra}\n\n{AFTER_PROBLEM}"
+    text = _with_problem(f"Text.\n\n{extra}")
     line = 9 + extra.count("\n") if extra.startswith("Shipped") else 9
     _fails_with(tmp_path, capsys, "implemented", text, [_status_once(line, found)])
 
@@ -559,14 +564,14 @@ GRANDFATHER_RULE = (
 def test_legacy_debt_marker_is_banned(
     snippet: str, line: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = f"{IMPL_HEAD}## Problem\n\n{snippet}\n\nWhy.\n\n{AFTER_PROBLEM}"
+    text = _with_problem(f"{snippet}\n\nWhy.")
     _fails_with(tmp_path, capsys, "implemented", text, [(line, DEBT_RULE)])
 
 
 def test_general_todo_tags_are_not_an_rfc_rule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = f"{IMPL_HEAD}## Problem\n\nXXX: someday. TODO: soon. FIXME: now.\n\n{AFTER_PROBLEM}"
+    text = _with_problem("XXX: someday. TODO: soon. FIXME: now.")
     _passes(tmp_path, capsys, "implemented", text)
 
 

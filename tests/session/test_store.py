@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import pytest
 
 from dsh_lsp.kernel import Context, Kernel, PluginFailedError, ServiceConflictError
@@ -30,6 +29,7 @@ from dsh_lsp.session import (
     completed_prefix,
     encode_event,
 )
+from tests.heard import Heard
 
 from .scenarios import FakeClock, complete_turn, open_turn_with_calls
 
@@ -205,21 +205,15 @@ async def test_flush_soon_writes_in_the_background_coalescing_and_reports_each_w
     async with Kernel() as kernel:
         ctx = kernel.context
         await _persistent(ctx, tmp_path, clock)
-        notices: list[SessionStored] = []
-        written = anyio.Event()
-
-        def on_stored(notice: SessionStored) -> None:
-            notices.append(notice)
-            written.set()
-
-        ctx.on(SESSION_STORED, on_stored)
+        written: Heard[SessionStored] = Heard()
+        ctx.on(SESSION_STORED, written)
         session = ctx.require(SESSIONS).create(session_id=SessionId("soon"))
         complete_turn(session)
         for _ in range(5):  # one write serves every request made before it starts
             ctx.emit(SESSION_FLUSH_SOON, session)
-        assert notices == []  # nothing was written on the caller's time
+        assert written.items == []  # nothing was written on the caller's time
         await written.wait()
-        assert [(n.stored, n.error) for n in notices] == [(len(session), None)]
+        assert [(n.stored, n.error) for n in written.items] == [(len(session), None)]
         loaded = await JsonlPersistence(tmp_path).load(session.id)
         assert len(loaded.events) == len(session)
 

@@ -9,6 +9,7 @@ import anyio
 
 from dsh_lsp.llm import JsonValue
 from dsh_lsp.shell import SHELL_OUTPUT, SHELL_TASK_DONE, ShellOutput, ShellTask
+from tests.heard import Heard
 
 from .support import live_members, shell_kernel, text_of
 
@@ -98,22 +99,16 @@ async def test_a_timeout_above_the_cap_is_refused(tmp_path: Path) -> None:
 
 
 async def test_cancelling_the_call_kills_the_whole_process_group(tmp_path: Path) -> None:
-    seen: list[ShellOutput] = []
-    printed = anyio.Event()
-
-    def on_output(update: ShellOutput) -> None:
-        seen.append(update)
-        printed.set()
-
+    printed: Heard[ShellOutput] = Heard()
     command = "echo $$; sleep 300 & sleep 300"
     async with shell_kernel(tmp_path, config={"kill_grace_s": 1, "live_interval_s": 0.05}) as h:
-        h.ctx.on(SHELL_OUTPUT, on_output)
+        h.ctx.on(SHELL_OUTPUT, printed)
         session = h.session()
         with anyio.fail_after(20):
             async with anyio.create_task_group() as group:
                 group.start_soon(h.call, "bash", {"command": command, "description": "c"}, session)
                 await printed.wait()
-                pgid = int(seen[0].tail.split()[0])
+                pgid = int(printed.items[0].tail.split()[0])
                 os.killpg(pgid, 0)  # the group is alive
                 group.cancel_scope.cancel()
         assert live_members(pgid) == [], "every process of the group is dead"
@@ -141,15 +136,9 @@ async def test_long_output_is_capped_and_can_be_paged(tmp_path: Path) -> None:
 
 
 async def test_a_background_task_reports_its_end(tmp_path: Path) -> None:
-    ended: list[ShellTask] = []
-    done = anyio.Event()
-
-    def on_done(task: ShellTask) -> None:
-        ended.append(task)
-        done.set()
-
+    ended: Heard[ShellTask] = Heard()
     async with shell_kernel(tmp_path) as h:
-        h.ctx.on(SHELL_TASK_DONE, on_done)
+        h.ctx.on(SHELL_TASK_DONE, ended)
         session = h.session()
         started = await h.call(
             "bash",
@@ -162,11 +151,11 @@ async def test_a_background_task_reports_its_end(tmp_path: Path) -> None:
         )
         assert "Started background task bash_1" in text_of(started)
         with anyio.fail_after(10):
-            await done.wait()
+            await ended.wait()
         first = await h.call("bash_output", {"task_id": "bash_1"}, session)
         second = await h.call("bash_output", {"task_id": "bash_1"}, session)
         other = await h.call("bash_output", {"task_id": "bash_1"}, h.session())
-    assert ended[0].exit_code == 0
+    assert ended.items[0].exit_code == 0
     assert text_of(first) == "working\nfinished\n\n[exit code: 0]"
     assert text_of(second) == "(no new output)\n[exit code: 0]"
     assert other.is_error, "another session cannot read the task"

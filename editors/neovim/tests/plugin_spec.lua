@@ -63,8 +63,8 @@ local DSH_CAPABILITY = {
   },
 }
 
---- dsh.ask(`prompt`, `opts`) and wait for the turn to end; returns its result.
-local function ask_and_wait(prompt, opts)
+--- dsh.ask(`prompt`, `opts`); returns a function that gives the turn's result (nil until it ends).
+local function ask(prompt, opts)
   local done
   require('dsh').ask(
     prompt,
@@ -74,10 +74,18 @@ local function ask_and_wait(prompt, opts)
       end,
     })
   )
+  return function()
+    return done
+  end
+end
+
+--- dsh.ask(`prompt`, `opts`) and wait for the turn to end; returns its result.
+local function ask_and_wait(prompt, opts)
+  local result = ask(prompt, opts)
   H.wait('the turn', 3000, function()
-    return done ~= nil
+    return result() ~= nil
   end)
-  return done
+  return result()
 end
 
 local function chat_text()
@@ -317,26 +325,21 @@ H.case('cancel from the chat with <C-c>', function()
       pending(nil, { stopReason = 'cancelled' })
     end,
   })
-  local done
-  require('dsh').ask('long task', {
-    on_done = function(r)
-      done = r
-    end,
-  })
+  local result = ask('long task')
   H.wait('the first chunk', 3000, function()
     return pending ~= nil
   end)
   require('dsh.chat').open()
   api.nvim_feedkeys(api.nvim_replace_termcodes('<C-c>', true, false, true), 'x', false)
   H.wait('the cancelled answer', 3000, function()
-    return done ~= nil
+    return result() ~= nil
   end)
   H.eq(
     'dsh/cancel sent for the session',
     srv:messages('dsh/cancel')[1].params,
     { sessionId = 'S1' }
   )
-  H.eq('result', done, { stopReason = 'cancelled' })
+  H.eq('result', result(), { stopReason = 'cancelled' })
   local lines = chat_text()
   H.eq(
     'chat shows cancelled once',

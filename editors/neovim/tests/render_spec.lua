@@ -13,6 +13,12 @@ local function chunks(kind, text, size)
   return out
 end
 
+--- A renderer (`opts` as `render.new` takes them) on a fresh scratch buffer: `buf, r`.
+local function new_renderer(opts)
+  local buf = H.scratch()
+  return buf, render.new(buf, opts)
+end
+
 local function feed(r, updates)
   for _, u in ipairs(updates) do
     r:update(u)
@@ -36,8 +42,7 @@ local function hl_groups_at(buf, row)
 end
 
 H.case('full turn renders text, reasoning, tool lines and usage', function()
-  local buf = H.scratch()
-  local r = render.new(buf, { cwd = '/ws' })
+  local buf, r = new_renderer({ cwd = '/ws' })
   r:user({
     { type = 'text', text = 'fix it' },
     {
@@ -140,8 +145,7 @@ H.case('full turn renders text, reasoning, tool lines and usage', function()
 end)
 
 H.case('reasoning folds closed in a chat window', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   r:user({ { type = 'text', text = 'q' } })
   feed(r, chunks('agent_thought_chunk', 'a\nb\nc', 1))
   feed(r, chunks('agent_message_chunk', 'answer', 2))
@@ -156,8 +160,7 @@ H.case('reasoning folds closed in a chat window', function()
 end)
 
 H.case('cancelled and error footers, no double footer', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   r:user({ { type = 'text', text = 'go' } })
   feed(r, chunks('agent_message_chunk', 'partial', 3))
   r:update({ kind = 'state_update', state = 'idle', stopReason = 'cancelled' })
@@ -197,8 +200,7 @@ H.case('cancelled and error footers, no double footer', function()
 end)
 
 H.case('replay renders user messages and plans', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   feed(r, {
     { kind = 'state_update', state = 'running' },
     { kind = 'user_message', content = { { type = 'text', text = 'first' } } },
@@ -234,8 +236,7 @@ H.case('replay renders user messages and plans', function()
 end)
 
 H.case('compaction and instructions notices render', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   feed(r, {
     { kind = 'state_update', state = 'running' },
     { kind = 'user_message', content = { { type = 'text', text = 'go' } } },
@@ -259,8 +260,7 @@ H.case('compaction and instructions notices render', function()
 end)
 
 H.case('typing in the input area survives streaming', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   local row = r:boundary_row()
   api.nvim_buf_set_lines(buf, row, -1, false, { 'my next', 'question' })
   api.nvim_win_set_cursor(0, { row + 2, 3 })
@@ -279,8 +279,7 @@ H.case('typing in the input area survives streaming', function()
 end)
 
 H.case('5000-chunk answer renders incrementally and fast', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   r:user({ { type = 'text', text = 'long' } })
   local pieces, expected = {}, {}
   for i = 1, 5000 do
@@ -310,8 +309,7 @@ H.case('5000-chunk answer renders incrementally and fast', function()
 end)
 
 H.case('late updates of a cancelled turn stay out of the next turn', function()
-  local buf = H.scratch()
-  local r = render.new(buf)
+  local buf, r = new_renderer()
   r:user({ { type = 'text', text = 'long' } }, { echo = true })
   feed(r, {
     { kind = 'user_message', content = { { type = 'text', text = 'long' } } },

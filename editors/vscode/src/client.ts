@@ -23,17 +23,8 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { RestartPolicy } from './core/backoff';
-import {
-  CLIENT_CAPABILITY,
-  type EditorDiagnosticsResult,
-  type EditorHoverResult,
-  type EditorLocationsResult,
-  type EditorSymbolsResult,
-  Methods,
-  type PermissionResponse,
-  type PositionEncoding,
-  type SaveDocumentsResult,
-} from './core/protocol';
+import { EDITOR_REQUESTS, type EditorHandlers } from './core/editorRequests';
+import { CLIENT_CAPABILITY, Methods, type PermissionResponse, type PositionEncoding, type SaveDocumentsResult } from './core/protocol';
 import type { ServerLaunch } from './core/serverCommand';
 import type { ServerSettings } from './core/settings';
 import type { ServerState } from './core/statusModel';
@@ -57,15 +48,7 @@ export interface ClientHandlers {
   /** The connection is gone: fail whatever waited on it. */
   onConnectionLost(reason: string): void;
   /** `dsh/editor/*`: answered from the editor's other language servers. */
-  editor: EditorRequestHandlers;
-}
-
-export interface EditorRequestHandlers {
-  diagnostics(params: unknown, token: vscode.CancellationToken): Promise<EditorDiagnosticsResult>;
-  definition(params: unknown): Promise<EditorLocationsResult>;
-  references(params: unknown): Promise<EditorLocationsResult>;
-  symbols(params: unknown): Promise<EditorSymbolsResult>;
-  hover(params: unknown): Promise<EditorHoverResult>;
+  editor: EditorHandlers;
 }
 
 class DshCapabilityFeature implements StaticFeature {
@@ -225,11 +208,7 @@ export class DshClient implements vscode.Disposable {
       );
       client.onRequest(Methods.saveDocuments, (params: unknown) => this.handlers.onSaveDocuments(params));
       const editor = this.handlers.editor;
-      client.onRequest(Methods.editorDiagnostics, (params: unknown, token: vscode.CancellationToken) => editor.diagnostics(params, token));
-      client.onRequest(Methods.editorDefinition, (params: unknown) => editor.definition(params));
-      client.onRequest(Methods.editorReferences, (params: unknown) => editor.references(params));
-      client.onRequest(Methods.editorSymbols, (params: unknown) => editor.symbols(params));
-      client.onRequest(Methods.editorHover, (params: unknown) => editor.hover(params));
+      for (const [method, name] of EDITOR_REQUESTS) client.onRequest(method, (params: unknown, token: vscode.CancellationToken): Promise<unknown> => editor[name](params, token));
       this.client = client;
       this.policy.started(this.deps.clock.now());
       await client.start();

@@ -13,28 +13,18 @@ import * as vscode from 'vscode';
 import {
   type Cancel,
   DiagnosticsVersions,
-  editorDefinition,
-  editorDiagnostics,
-  editorHover,
-  editorReferences,
-  editorSymbols,
+  editorHandlers,
+  type EditorHandlers,
   type EditorHost,
   type HostDiagnostic,
   type HostHoverPart,
   type HostLocation,
   type HostLocationLink,
   type HostSymbol,
+  timerSchedule,
 } from './core/editorRequests';
 import type { LineTexts } from './core/positionEncoding';
-import type {
-  EditorDiagnosticsResult,
-  EditorHoverResult,
-  EditorLocationsResult,
-  EditorSymbolsResult,
-  Position,
-  PositionEncoding,
-  Range,
-} from './core/protocol';
+import type { EditorDiagnosticsResult, Position, PositionEncoding, Range } from './core/protocol';
 
 function plainRange(range: vscode.Range): Range {
   return { start: { line: range.start.line, character: range.start.character }, end: { line: range.end.line, character: range.end.character } };
@@ -67,17 +57,14 @@ export interface EditorServicesDeps {
   info(message: string): void;
 }
 
-/** The handlers of the five `dsh/editor/*` requests, answered from the editor's other language servers. */
+/** The `dsh/editor/*` handlers over the editor's other language servers, and the version clock they read. */
 export class EditorServices implements vscode.Disposable {
-  readonly versions: DiagnosticsVersions;
-  private readonly host: EditorHost;
+  readonly versions = new DiagnosticsVersions(timerSchedule);
+  /** The five handlers; a diagnostics request for a version logs how long its report took (one line per agent edit). */
+  readonly handlers: EditorHandlers;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly deps: EditorServicesDeps) {
-    this.versions = new DiagnosticsVersions((ms, run) => {
-      const handle = setTimeout(run, ms);
-      return () => clearTimeout(handle);
-    });
     const versions = this.versions;
     for (const document of vscode.workspace.textDocuments) if (!document.isClosed) versions.documentVersion(document.uri.toString(), document.version);
     this.subscriptions.push(
@@ -88,13 +75,13 @@ export class EditorServices implements vscode.Disposable {
         for (const uri of event.uris) versions.diagnosticsChanged(uri.toString());
       }),
     );
-    this.host = vscodeEditorHost(deps);
+    const handlers = editorHandlers({ host: vscodeEditorHost(deps), versions });
+    this.handlers = { ...handlers, diagnostics: (params, cancel) => this.timedDiagnostics(handlers, params, cancel) };
   }
 
-  /** `dsh/editor/diagnostics`; a request for a version logs how long its report took (one line per agent edit). */
-  async diagnostics(params: unknown, cancel?: Cancel): Promise<EditorDiagnosticsResult> {
+  private async timedDiagnostics(handlers: EditorHandlers, params: unknown, cancel?: Cancel): Promise<EditorDiagnosticsResult> {
     const started = Date.now();
-    const result = await editorDiagnostics(params, { host: this.host, versions: this.versions }, cancel);
+    const result = await handlers.diagnostics(params, cancel);
     const asked = typeof params === 'object' && params !== null ? (params as { version?: unknown }).version : undefined;
     const item = result.items[0];
     if (typeof asked === 'number' && item !== undefined) {
@@ -102,18 +89,6 @@ export class EditorServices implements vscode.Disposable {
       this.deps.info(`dsh: diagnostics of ${item.uri} v${asked}: ${outcome} after ${Date.now() - started} ms, ${item.diagnostics.length} diagnostics`);
     }
     return result;
-  }
-  definition(params: unknown): Promise<EditorLocationsResult> {
-    return editorDefinition(params, { host: this.host, versions: this.versions });
-  }
-  references(params: unknown): Promise<EditorLocationsResult> {
-    return editorReferences(params, { host: this.host, versions: this.versions });
-  }
-  symbols(params: unknown): Promise<EditorSymbolsResult> {
-    return editorSymbols(params, { host: this.host, versions: this.versions });
-  }
-  hover(params: unknown): Promise<EditorHoverResult> {
-    return editorHover(params, { host: this.host, versions: this.versions });
   }
 
   dispose(): void {

@@ -68,7 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         approvals.dropAll();
         sessions.connectionLost(reason);
       },
-      editor,
+      editor: editor.handlers,
     },
   );
   running = client;

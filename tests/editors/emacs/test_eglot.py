@@ -12,26 +12,16 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dsh_lsp.testing import (
-    Event,
-    RecordedRequest,
-    ScriptedResponse,
-    ScriptedServer,
-    Stall,
-    StreamResponse,
-    ToolCallSpec,
-    completion,
-    delta_payload,
-)
+from dsh_lsp.testing import RecordedRequest, ScriptedResponse, ScriptedServer, completion
 
 from ..neovim.nvim_runner import isolated_env
+from ..tier import hanging, server_env, tool_call, tool_messages
 
 pytestmark = pytest.mark.e2e
 
@@ -78,19 +68,14 @@ def _run(
     readme_el.write_text(readme_eglot_block(), encoding="utf-8")
     out = tmp_path / "result.json"
     log = tmp_path / "server.log"
-    server_cmd = [sys.executable, "-m", "dsh_lsp", "--log-file", str(log), "--log-level", "debug"]
     env = isolated_env(
         tmp_path / "home",
         {
-            "DSH_SERVER_CMD": json.dumps(server_cmd),
-            "DSH_MODEL_URL": model.base_url,
-            "DSH_WS": str(workspace),
-            "DSH_SESSION_DIR": str(tmp_path / "sessions"),
+            **server_env(tmp_path, workspace, model.base_url),
             "DSH_OUT": str(out),
             "DSH_CASE": case,
             "DSH_MODEL_ASKED": str(tmp_path / "model-asked"),
             "DSH_README_EL": str(readme_el),
-            "DEEPSEEK_API_KEY": "scripted-key",
         },
     )
     assert EMACS is not None
@@ -114,11 +99,6 @@ def _run(
     return result
 
 
-def _tool_messages(model: ScriptedServer, index: int) -> list[str]:
-    body: dict[str, Any] = model.requests[index].json()  # Any: the request body
-    return [str(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
-
-
 def _session_log(tmp_path: Path) -> str:
     return "\n".join(
         p.read_text(encoding="utf-8") for p in (tmp_path / "sessions").rglob("*") if p.is_file()
@@ -128,16 +108,14 @@ def _session_log(tmp_path: Path) -> str:
 def test_prompt_approval_and_an_edit_that_lands_in_the_buffer(
     tmp_path: Path, workspace: Path, model: ScriptedServer
 ) -> None:
-    read = json.dumps({"file_path": "notes.txt"})
-    edit = json.dumps({"file_path": "notes.txt", "old_string": "beta", "new_string": "beta EDITED"})
     script = [
-        completion(tool_calls=[ToolCallSpec(id="c1", name="read", arguments=read)]),
-        completion(tool_calls=[ToolCallSpec(id="c2", name="edit", arguments=edit)]),
+        tool_call("c1", "read", file_path="notes.txt"),
+        tool_call("c2", "edit", file_path="notes.txt", old_string="beta", new_string="beta EDITED"),
         completion(text="Done.\n\nAll set."),
     ]
     result = _run("prompt, approve, edit", tmp_path, workspace, model, script)
     assert len(model.requests) == 3
-    edit_result = _tool_messages(model, 2)[-1]
+    edit_result = tool_messages(model.requests[2])[-1]
     assert "Error" not in edit_result, (
         f"an edit eglot applied reached the model as failed: {edit_result}"
     )
@@ -156,17 +134,11 @@ def test_a_code_action_asks_about_the_selection(
 
 
 def test_cancel_stops_the_turn(tmp_path: Path, workspace: Path) -> None:
-    hanging = StreamResponse(
-        steps=(
-            Event(data=delta_payload({"role": "assistant", "content": "Once"})),
-            Stall(seconds=None),
-        )
-    )
     asked = tmp_path / "model-asked"
 
     def note_request(_request: RecordedRequest) -> None:
         asked.touch()  # the spec cancels once this exists; None: the script answers
 
     with ScriptedServer(check=note_request) as model:
-        _run("cancel", tmp_path, workspace, model, [hanging])
+        _run("cancel", tmp_path, workspace, model, [hanging("Once")])
         assert model.wait_for_disconnect(5.0), "the cancelled model request was not closed"

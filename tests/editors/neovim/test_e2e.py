@@ -9,28 +9,22 @@ HOME and XDG directories, and the Lua script its own deadline.
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from dsh_lsp.testing import (
-    Event,
     RecordedRequest,
     ScriptedResponse,
     ScriptedServer,
-    Stall,
     StreamResponse,
-    ToolCallSpec,
     completion,
-    delta_payload,
     wire_usage,
 )
 
+from ..tier import hanging, server_env, tool_call, tool_messages
 from .nvim_runner import LuaRun, run_spec
 from .test_editor_tools import language_servers
 
@@ -42,27 +36,15 @@ USAGE = wire_usage(prompt=1200, completion=40, cached=900, reasoning=12)
 
 
 def _read(call_id: str) -> StreamResponse:
-    args = json.dumps({"file_path": "notes.txt"})
-    return completion(tool_calls=[ToolCallSpec(id=call_id, name="read", arguments=args)])
+    return tool_call(call_id, "read", file_path="notes.txt")
 
 
 def _edit(call_id: str, old: str, new: str) -> StreamResponse:
-    args = json.dumps({"file_path": "notes.txt", "old_string": old, "new_string": new})
-    return completion(tool_calls=[ToolCallSpec(id=call_id, name="edit", arguments=args)])
+    return tool_call(call_id, "edit", file_path="notes.txt", old_string=old, new_string=new)
 
 
 def _text(text: str) -> StreamResponse:
     return completion(text=text, usage=USAGE)
-
-
-def _tool_messages(request: RecordedRequest) -> list[str]:
-    """The text of every ``role: tool`` message the model was sent."""
-    body: dict[str, Any] = request.json()  # Any: the OpenAI-shaped request body
-    return [
-        str(message.get("content"))
-        for message in body.get("messages", [])
-        if message.get("role") == "tool"
-    ]
 
 
 def _all_text(request: RecordedRequest) -> str:
@@ -79,23 +61,7 @@ def _run(
     **env: str,
 ) -> LuaRun:
     model.enqueue(*script)
-    server_cmd = [
-        sys.executable,
-        "-m",
-        "dsh_lsp",
-        "--log-file",
-        str(tmp_path / "server.log"),
-        "--log-level",
-        "debug",
-    ]
-    run_env = {
-        "DSH_SERVER_CMD": json.dumps(server_cmd),
-        "DSH_MODEL_URL": model.base_url,
-        "DSH_WS": str(workspace),
-        "DSH_SESSION_DIR": str(tmp_path / "sessions"),
-        "DEEPSEEK_API_KEY": "scripted-key",
-        **env,
-    }
+    run_env = {**server_env(tmp_path, workspace, model.base_url), **env}
     run = run_spec(SPEC, case, tmp_path, env=run_env, deadline=40, nvim=nvim)
     log = tmp_path / "server.log"
     if run.returncode != 0 and log.exists():
@@ -122,7 +88,7 @@ def test_unsaved_buffer_is_read_and_edited_through_the_editor(
     run.assert_passed()
     requests = model.requests
     assert len(requests) == 3
-    assert any("beta UNSAVED" in text for text in _tool_messages(requests[1])), (
+    assert any("beta UNSAVED" in text for text in tool_messages(requests[1])), (
         "the read tool did not see the unsaved buffer"
     )
     assert (workspace / "notes.txt").read_text() == "alpha\nbeta\ngamma\n"
@@ -177,7 +143,7 @@ def test_permission_prompt_answered_through_vim_ui_select(
         DSH_CHOICE=choice,
     )
     run.assert_passed()
-    edit_result = _tool_messages(model.requests[2])[-1]
+    edit_result = tool_messages(model.requests[2])[-1]
     if choice == "reject_once":
         assert "declined" in edit_result, edit_result
 
@@ -195,23 +161,16 @@ def test_stale_edit_is_refused_and_the_model_is_told(
         "stale edit is refused and the model is told", tmp_path, workspace, model, script, nvim
     )
     run.assert_passed()
-    edit_result = _tool_messages(model.requests[2])[-1]
+    edit_result = tool_messages(model.requests[2])[-1]
     assert "stale" in edit_result.lower(), edit_result
-    reread = _tool_messages(model.requests[3])[-1]
+    reread = tool_messages(model.requests[3])[-1]
     assert "gamma typed by the user" in reread, "the refusal did not flush the typing: " + reread
 
 
 def test_cancel_mid_stream(
     tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
-    hanging = StreamResponse(
-        steps=(
-            Event(data=delta_payload({"role": "assistant", "content": "Once upon "})),
-            Event(data=delta_payload({"content": "a time"})),
-            Stall(seconds=None),
-        )
-    )
-    script = [hanging, _text("after cancel")]
+    script = [hanging("Once upon ", "a time"), _text("after cancel")]
     run = _run("cancel mid-stream", tmp_path, workspace, model, script, nvim)
     run.assert_passed()
     assert model.wait_for_disconnect(5.0), "the cancelled model request was not closed"
@@ -261,10 +220,6 @@ A_PY = 't = "é😀" + helper("x")'
 BROKEN_PY = 't = "é😀" + missing + helper("x")'
 
 
-def _call(call_id: str, name: str, **args: object) -> StreamResponse:
-    return completion(tool_calls=[ToolCallSpec(id=call_id, name=name, arguments=json.dumps(args))])
-
-
 def test_the_agent_hears_of_the_error_it_wrote_of_its_fix_and_finds_a_definition(
     tmp_path: Path, workspace: Path, model: ScriptedServer, nvim: str
 ) -> None:
@@ -277,10 +232,10 @@ def test_the_agent_hears_of_the_error_it_wrote_of_its_fix_and_finds_a_definition
         encoding="utf-8",
     )
     script = [
-        _call("c1", "read", file_path="a.py"),
-        _call("c2", "edit", file_path="a.py", old_string=A_PY, new_string=BROKEN_PY),
-        _call("c3", "edit", file_path="a.py", old_string=BROKEN_PY, new_string=A_PY),
-        _call("c4", "definition", path="a.py", line=3, symbol="helper"),
+        tool_call("c1", "read", file_path="a.py"),
+        tool_call("c2", "edit", file_path="a.py", old_string=A_PY, new_string=BROKEN_PY),
+        tool_call("c3", "edit", file_path="a.py", old_string=BROKEN_PY, new_string=A_PY),
+        tool_call("c4", "definition", path="a.py", line=3, symbol="helper"),
         _text("Done."),
     ]
     run = _run(
@@ -294,17 +249,17 @@ def test_the_agent_hears_of_the_error_it_wrote_of_its_fix_and_finds_a_definition
     )
     run.assert_passed()
     versions: list[int] = run.result["data"]["versions"]
-    broken = _tool_messages(model.requests[2])[-1]
+    broken = tool_messages(model.requests[2])[-1]
     assert f"(version {versions[0]})" in broken, broken
     problems = [line for line in broken.splitlines() if line.startswith("a.py:")]
     assert len(problems) == 1, broken
     assert re.match(r"a\.py:3:12: error: Undefined name `missing`", problems[0]), broken
     assert "F821" in problems[0], broken
-    fixed = _tool_messages(model.requests[3])[-1]
+    fixed = tool_messages(model.requests[3])[-1]
     assert "No new problems." in fixed, fixed
     assert "missing" not in fixed, fixed
     waits = [round(a["ms"]) for a in run.result["data"]["diagnostics_answers"]]
     print(f"diagnostics answers after an edit took {waits} ms")  # shown with pytest -s
-    definition = _tool_messages(model.requests[4])[-1]
+    definition = tool_messages(model.requests[4])[-1]
     assert "b.py:1" in definition, definition
     assert "def helper(text):" in definition, definition

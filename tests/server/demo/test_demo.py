@@ -4,26 +4,19 @@ the demo client ends it with a non-zero exit and a message instead of a hang."""
 from __future__ import annotations
 
 import io
+import os
 import re
-import subprocess
-import sys
 
 import anyio
 import pytest
 
 from dsh_lsp.cli.demo import demo_plan
 from dsh_lsp.server.demo import run_demo
+from tests.cli_process import run_dsh
 
 
 def test_the_demo_streams_a_turn_and_prints_the_diff() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "dsh_lsp", "demo"],
-        capture_output=True,
-        text=True,
-        timeout=55,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    result = run_dsh(["demo"], os.environ, timeout=55)  # inside the 60 s a test may take
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "thinking:  The user wants" in out

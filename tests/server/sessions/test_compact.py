@@ -14,13 +14,15 @@ from tests.server.support import DshClient, Json, Rig, stalled
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+USAGE = wire_usage(prompt=5000, completion=100)
+"""The usage each scripted step reports: a context meter of 5100 used."""
+
 
 async def test_compact_now_shows_the_compaction_and_the_meter(rig: Rig, client: DshClient) -> None:
-    usage = wire_usage(prompt=5000, completion=100)
     rig.model.enqueue(
-        completion(text="first " * 200, usage=usage),
-        completion(text="second " * 200, usage=usage),
-        completion(text="third", usage=usage),
+        completion(text="first " * 200, usage=USAGE),
+        completion(text="second " * 200, usage=USAGE),
+        completion(text="third", usage=USAGE),
         completion(text="CHECKPOINT: the user is testing compaction"),
     )
     session = await client.new_session()
@@ -50,10 +52,9 @@ def bash(call_id: str, command: str) -> ToolCallSpec:
 async def test_compact_during_a_prompt_runs_at_the_next_step_boundary(
     rig: Rig, client: DshClient
 ) -> None:
-    usage = wire_usage(prompt=5000, completion=100)
     rig.model.enqueue(
-        completion(text="first " * 200, usage=usage),
-        completion(tool_calls=[bash("q1", "echo between-steps")], usage=usage),
+        completion(text="first " * 200, usage=USAGE),
+        completion(tool_calls=[bash("q1", "echo between-steps")], usage=USAGE),
         completion(text="CHECKPOINT: compacted between two steps"),
         completion(text="after the compaction"),
     )
@@ -86,9 +87,8 @@ async def test_compact_during_a_prompt_runs_at_the_next_step_boundary(
 async def test_compact_during_a_turn_that_ends_without_another_step_runs_after_it(
     rig: Rig, client: DshClient
 ) -> None:
-    usage = wire_usage(prompt=5000, completion=100)
     rig.model.enqueue(
-        completion(text="first " * 200, usage=usage),
+        completion(text="first " * 200, usage=USAGE),
         stalled("streaming"),
         completion(text="CHECKPOINT: compacted after the turn"),
     )

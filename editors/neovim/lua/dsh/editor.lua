@@ -734,6 +734,21 @@ local function locations_of(result)
   return out
 end
 
+--- A list that keeps the first item of each key, in order: `add(key, item)` appends `item`
+--- unless an item of that key is already in `items`.
+---@return table items
+---@return fun(key: string, item: any) add
+local function unique_list()
+  local items, seen = {}, {}
+  return items,
+    function(key, entry)
+      if not seen[key] then
+        seen[key] = true
+        items[#items + 1] = entry
+      end
+    end
+end
+
 ---@param loc {uri: string, range: lsp.Range}
 ---@return string
 local function location_key(loc)
@@ -777,7 +792,7 @@ local function locations_handler(method, extra)
       local clients = others(bufnr, method, ctx.client_id)
       local make = position_params(params, bufnr, encoding, lines, extra and extra(params))
       request_all(clients, method, make, bufnr, function(answers)
-        local out, seen = {}, {}
+        local out, add = unique_list()
         for _, answer in ipairs(answers) do
           for _, loc in ipairs(locations_of(answer.result)) do
             local converted = {
@@ -790,11 +805,7 @@ local function locations_handler(method, extra)
                 encoding
               ),
             }
-            local key = location_key(converted)
-            if not seen[key] then
-              seen[key] = true
-              out[#out + 1] = converted
-            end
+            add(location_key(converted), converted)
           end
         end
         cb({ locations = out })
@@ -886,7 +897,7 @@ function M.symbols(params, ctx, cb)
     end,
     nil,
     function(answers)
-      local out, seen = {}, {}
+      local out, add = unique_list()
       for _, answer in ipairs(answers) do
         for _, sym in ipairs(type(answer.result) == 'table' and answer.result or {}) do
           local loc = type(sym) == 'table' and sym.location
@@ -907,10 +918,7 @@ function M.symbols(params, ctx, cb)
               tostring(sym.kind),
               location.range and location_key(location) or loc.uri,
             }, '|')
-            if not seen[key] then
-              seen[key] = true
-              out[#out + 1] = entry
-            end
+            add(key, entry)
           end
         end
       end

@@ -25,18 +25,19 @@
 
 import { convertPosition, convertRange, type LineTexts } from './positionEncoding';
 import { parseEditorDiagnostics, parseEditorPosition, parseEditorSymbols } from './parse';
-import type {
-  EditorDiagnosticsItem,
-  EditorDiagnosticsResult,
-  EditorHoverResult,
-  EditorLocationsResult,
-  EditorSymbolsResult,
-  Position,
-  PositionEncoding,
-  Range,
-  WireDiagnostic,
-  WireLocation,
-  WireSymbol,
+import {
+  type EditorDiagnosticsItem,
+  type EditorDiagnosticsResult,
+  type EditorHoverResult,
+  type EditorLocationsResult,
+  type EditorSymbolsResult,
+  Methods,
+  type Position,
+  type PositionEncoding,
+  type Range,
+  type WireDiagnostic,
+  type WireLocation,
+  type WireSymbol,
 } from './protocol';
 
 // ---------------------------------------------------------------------------------------------
@@ -109,6 +110,12 @@ export const FIRST_REPORT_MS = 1000;
 
 /** Schedules `run` after `ms`; the returned function cancels it. */
 export type Schedule = (ms: number, run: () => void) => () => void;
+
+/** `Schedule` on the real timers (`setTimeout`), for a host that runs on them. */
+export const timerSchedule: Schedule = (ms, run) => {
+  const timer = setTimeout(run, ms);
+  return () => clearTimeout(timer);
+};
 
 // ---------------------------------------------------------------------------------------------
 // The version rule
@@ -491,4 +498,33 @@ export async function editorHover(params: unknown, deps: EditorRequestDeps): Pro
   if (at === undefined) return { contents: '' };
   const hovers = await provided(host, 'dsh/editor/hover', () => host.hovers(at.uri, at.position));
   return { contents: hoverMarkdown(hovers) };
+}
+
+/** The five `dsh/editor/*` handlers a connection answers with (`cancel`, the request's token, ends a diagnostics wait). */
+export interface EditorHandlers {
+  diagnostics(params: unknown, cancel?: Cancel): Promise<EditorDiagnosticsResult>;
+  definition(params: unknown, cancel?: Cancel): Promise<EditorLocationsResult>;
+  references(params: unknown, cancel?: Cancel): Promise<EditorLocationsResult>;
+  symbols(params: unknown, cancel?: Cancel): Promise<EditorSymbolsResult>;
+  hover(params: unknown, cancel?: Cancel): Promise<EditorHoverResult>;
+}
+
+/** Each `dsh/editor/*` method with the handler of `EditorHandlers` that answers it. */
+export const EDITOR_REQUESTS: readonly (readonly [string, keyof EditorHandlers])[] = [
+  [Methods.editorDiagnostics, 'diagnostics'],
+  [Methods.editorDefinition, 'definition'],
+  [Methods.editorReferences, 'references'],
+  [Methods.editorSymbols, 'symbols'],
+  [Methods.editorHover, 'hover'],
+];
+
+/** The handlers above over one host and version clock. */
+export function editorHandlers(deps: EditorRequestDeps): EditorHandlers {
+  return {
+    diagnostics: (params, cancel) => editorDiagnostics(params, deps, cancel),
+    definition: (params) => editorDefinition(params, deps),
+    references: (params) => editorReferences(params, deps),
+    symbols: (params) => editorSymbols(params, deps),
+    hover: (params) => editorHover(params, deps),
+  };
 }

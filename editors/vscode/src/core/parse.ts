@@ -44,6 +44,13 @@ function num(obj: Json, key: string): number | undefined {
   const value = obj[key];
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
+/** Sets on `target` each of `keys` that `read` finds in `source` (the others stay unset). */
+function copyFields<T extends object, K extends keyof T & string>(target: T, source: Json, keys: readonly K[], read: (obj: Json, key: string) => T[K] | undefined): void {
+  for (const key of keys) {
+    const value = read(source, key);
+    if (value !== undefined) target[key] = value;
+  }
+}
 function oneOf<T extends string>(values: readonly T[], value: unknown): T | undefined {
   return typeof value === 'string' && (values as readonly string[]).includes(value) ? (value as T) : undefined;
 }
@@ -122,10 +129,7 @@ function parseToolCallPatch(update: Json): ToolCallPatch | undefined {
   const toolCallId = str(source, 'toolCallId') ?? str(update, 'toolCallId');
   if (toolCallId === undefined) return undefined;
   const patch: ToolCallPatch = { toolCallId };
-  const name = str(source, 'name');
-  if (name !== undefined) patch.name = name;
-  const title = str(source, 'title');
-  if (title !== undefined) patch.title = title;
+  copyFields(patch, source, ['name', 'title'], str);
   const toolKind = oneOf(TOOL_KINDS, source === update ? update.toolKind : (source.kind ?? source.toolKind));
   if (toolKind !== undefined) patch.toolKind = toolKind;
   const status = oneOf(TOOL_STATUSES, source.status);
@@ -148,10 +152,7 @@ function parseUsage(value: Json): Usage | undefined {
   const usage: Usage = { inputTokens, outputTokens };
   if (used !== undefined) usage.used = used;
   if (window !== undefined) usage.window = window;
-  const cacheReadTokens = num(value, 'cacheReadTokens');
-  if (cacheReadTokens !== undefined) usage.cacheReadTokens = cacheReadTokens;
-  const reasoningTokens = num(value, 'reasoningTokens');
-  if (reasoningTokens !== undefined) usage.reasoningTokens = reasoningTokens;
+  copyFields(usage, value, ['cacheReadTokens', 'reasoningTokens'], num);
   return usage;
 }
 
@@ -160,10 +161,7 @@ function parsePlanEntry(value: unknown): PlanEntry | undefined {
   const content = str(value, 'content') ?? str(value, 'title');
   if (content === undefined) return undefined;
   const entry: PlanEntry = { content };
-  const status = str(value, 'status');
-  if (status !== undefined) entry.status = status;
-  const priority = str(value, 'priority');
-  if (priority !== undefined) entry.priority = priority;
+  copyFields(entry, value, ['status', 'priority'], str);
   return entry;
 }
 
@@ -209,14 +207,9 @@ export function parseUpdate(value: unknown): SessionUpdate | undefined {
       const state = oneOf(COMPACTION_STATES, value.state);
       if (state === undefined) return undefined;
       const update: SessionUpdate = { kind: 'compaction_update', state };
-      const reason = str(value, 'reason');
-      if (reason !== undefined) update.reason = reason;
-      const before = num(value, 'tokensBefore');
-      if (before !== undefined) update.tokensBefore = before;
-      const after = num(value, 'tokensAfter');
-      if (after !== undefined) update.tokensAfter = after;
-      const message = str(value, 'message');
-      if (message !== undefined) update.message = message;
+      copyFields(update, value, ['reason'], str);
+      copyFields(update, value, ['tokensBefore', 'tokensAfter'], num);
+      copyFields(update, value, ['message'], str);
       return update;
     }
     case 'instructions_update': {

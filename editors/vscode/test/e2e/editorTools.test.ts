@@ -41,6 +41,18 @@ const toolNames = (request: Json | undefined) => ((request?.tools ?? []) as Json
 
 const DATA = '{\n  "a": 1,\n  "b": 2\n}\n';
 
+/** The model's script: read data.json, make each edit (call id, old text, new text) to it, then answer `text`. */
+function editsOfData(edits: [id: string, oldString: string, newString: string][], text: string) {
+  return (ws: string) => {
+    const file = path.join(ws, 'data.json');
+    return [
+      completion({ toolCalls: [{ id: 'call_read', name: 'read', arguments: { file_path: file } }] }),
+      ...edits.map(([id, old_string, new_string]) => completion({ toolCalls: [{ id, name: 'edit', arguments: { file_path: file, old_string, new_string } }] })),
+      completion({ text }),
+    ];
+  };
+}
+
 test('the editor tools are offered when the client lends its language servers, and absent when it does not', options, async () => {
   const lent = await world(() => [completion({ text: 'ok' })], {});
   await prompt(lent.server, lent.sessionId, 'hi');
@@ -57,15 +69,13 @@ test('the editor tools are offered when the client lends its language servers, a
 
 test('an edit that breaks an open JSON document carries that diagnostic for its version; the fix reports no new problems', options, async () => {
   const { server, model, workspace, sessionId } = await world(
-    (ws) => {
-      const file = path.join(ws, 'data.json');
-      return [
-        completion({ toolCalls: [{ id: 'call_read', name: 'read', arguments: { file_path: file } }] }),
-        completion({ toolCalls: [{ id: 'call_break', name: 'edit', arguments: { file_path: file, old_string: '"b": 2', new_string: '"b": 2 "c": 3' } }] }),
-        completion({ toolCalls: [{ id: 'call_fix', name: 'edit', arguments: { file_path: file, old_string: '"b": 2 "c": 3', new_string: '"b": 2, "c": 3' } }] }),
-        completion({ text: 'Fixed.' }),
-      ];
-    },
+    editsOfData(
+      [
+        ['call_break', '"b": 2', '"b": 2 "c": 3'],
+        ['call_fix', '"b": 2 "c": 3', '"b": 2, "c": 3'],
+      ],
+      'Fixed.',
+    ),
     { 'data.json': DATA },
   );
   const uri = pathToFileURL(path.join(workspace, 'data.json')).toString();
@@ -94,14 +104,7 @@ test('an edit that breaks an open JSON document carries that diagnostic for its 
 test('a language server that has not reported on the new version: the result says so, and the old problems are never shown as current', options, async () => {
   const broken = '{\n  "a": 1 "x": 0,\n  "b": 2\n}\n';
   const { server, model, workspace, sessionId } = await world(
-    (ws) => {
-      const file = path.join(ws, 'data.json');
-      return [
-        completion({ toolCalls: [{ id: 'call_read', name: 'read', arguments: { file_path: file } }] }),
-        completion({ toolCalls: [{ id: 'call_edit', name: 'edit', arguments: { file_path: file, old_string: '"b": 2', new_string: '"b": 3' } }] }),
-        completion({ text: 'Done.' }),
-      ];
-    },
+    editsOfData([['call_edit', '"b": 2', '"b": 3']], 'Done.'),
     { 'data.json': broken },
     { editor: { diagnosticsTimeoutMs: 300 } },
   );

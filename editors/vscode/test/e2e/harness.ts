@@ -40,19 +40,17 @@ import {
   type TextEdit,
 } from 'vscode-languageserver-protocol';
 import {
+  type Cancel,
   DiagnosticsVersions,
-  editorDefinition,
-  editorDiagnostics,
-  editorHover,
-  editorReferences,
-  editorSymbols,
+  EDITOR_REQUESTS,
+  editorHandlers,
   type EditorHost,
-  type EditorRequestDeps,
   type HostDiagnostic,
   type HostHoverPart,
   type HostLocation,
   type HostLocationLink,
   type HostSymbol,
+  timerSchedule,
 } from '../../src/core/editorRequests';
 import { CLIENT_CAPABILITY } from '../../src/core/protocol';
 import { VENV_BIN } from '../paths';
@@ -248,10 +246,7 @@ export class LanguageServers {
 
 export class Editor {
   readonly documents = new Map<string, OpenDocument>();
-  readonly versions = new DiagnosticsVersions((ms, run) => {
-    const timer = setTimeout(run, ms);
-    return () => clearTimeout(timer);
-  });
+  readonly versions = new DiagnosticsVersions(timerSchedule);
   readonly languageServers = new LanguageServers(this.versions);
   /** Every `dsh/editor/*` request the server sent, with the answer given. */
   readonly editorRequests: { method: string; params: Json; answer: unknown }[] = [];
@@ -332,16 +327,9 @@ export class Editor {
   }
 
   /** Answer one `dsh/editor/*` request with the extension's handler; record it. */
-  async answerEditor(method: string, params: Json, cancel?: { isCancellationRequested: boolean; onCancellationRequested(listener: () => unknown): { dispose(): unknown } }): Promise<unknown> {
-    const deps: EditorRequestDeps = { host: this.host(), versions: this.versions };
-    const handlers: Record<string, () => Promise<unknown>> = {
-      'dsh/editor/diagnostics': () => editorDiagnostics(params, deps, cancel),
-      'dsh/editor/definition': () => editorDefinition(params, deps),
-      'dsh/editor/references': () => editorReferences(params, deps),
-      'dsh/editor/symbols': () => editorSymbols(params, deps),
-      'dsh/editor/hover': () => editorHover(params, deps),
-    };
-    const answer = await (handlers[method] ?? (async () => null))();
+  async answerEditor(method: string, params: Json, cancel?: Cancel): Promise<unknown> {
+    const name = EDITOR_REQUESTS.find(([known]) => known === method)?.[1];
+    const answer = name === undefined ? null : await editorHandlers({ host: this.host(), versions: this.versions })[name](params, cancel);
     this.editorRequests.push({ method, params, answer });
     return answer;
   }
@@ -449,9 +437,7 @@ export class DshServer {
     });
     connection.onRequest(ApplyWorkspaceEditRequest.type, (params) => editor.handleApplyEdit(params));
     connection.onRequest('dsh/saveDocuments', (params: { uris: string[] }) => editor.handleSaveDocuments(params));
-    for (const method of ['diagnostics', 'definition', 'references', 'symbols', 'hover']) {
-      connection.onRequest(`dsh/editor/${method}`, (params: Json, token) => editor.answerEditor(`dsh/editor/${method}`, params, token));
-    }
+    for (const [method] of EDITOR_REQUESTS) connection.onRequest(method, (params: Json, token) => editor.answerEditor(method, params, token));
     connection.onRequest(ConfigurationRequest.type, (params) => params.items.map((item) => (item.section === 'dsh' ? this.settings : null)));
     connection.onRequest('window/workDoneProgress/create', () => null);
     connection.onRequest('client/registerCapability', () => null);

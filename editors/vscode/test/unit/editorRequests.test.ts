@@ -52,6 +52,12 @@ function manualTime() {
   };
 }
 
+/** A version clock on a `manualTime()`, with that time. */
+function manualVersions() {
+  const time = manualTime();
+  return { time, versions: new DiagnosticsVersions(time.schedule, time.now) };
+}
+
 function cancellation(): Cancel & { cancel(): void } {
   const listeners = new Set<() => unknown>();
   let cancelled = false;
@@ -143,8 +149,7 @@ test('parsers: diagnostics fields are optional, a version needs a uri; positions
 // The version rule
 
 test('diagnostics count as reported on v only for a change seen after the document reached v, while at v', () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { versions } = manualVersions();
   const uri = 'file:///w/a.json';
   assert.equal(versions.reportedVersion(uri), null, 'never seen');
   versions.diagnosticsChanged(uri); // before the document is open: says nothing about any version
@@ -165,8 +170,7 @@ test('diagnostics count as reported on v only for a change seen after the docume
 });
 
 test('waitFor resolves true on the first report of v, false at the deadline, on cancellation, or once the document is past v', async () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { time, versions } = manualVersions();
   const uri = 'file:///w/a.json';
   versions.documentVersion(uri, 4);
 
@@ -200,8 +204,7 @@ test('waitFor resolves true on the first report of v, false at the deadline, on 
 });
 
 test('a document no language server has reported on since it was opened is not waited for once NO_REPORTER_MS passed', async () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { time, versions } = manualVersions();
   const plain = 'file:///w/notes.txt';
   const checked = 'file:///w/a.json';
   versions.documentVersion(plain, 1);
@@ -302,8 +305,7 @@ function fakeHost(options: { encoding?: PositionEncoding; documents?: Record<str
 const error = (range = r(0, 9, 0, 10), message = 'Expected comma'): HostDiagnostic => ({ range, severity: 0, code: 514, source: 'json', message });
 
 test('diagnostics for a version wait for its report, then answer in LSP numbering with the version', async () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { versions } = manualVersions();
   const uri = 'file:///c:/w/a.json';
   const fake = fakeHost({ documents: { [uri]: { version: 3, text: '{"a": 1 "b": 2}' } } });
   versions.documentVersion(uri, 3);
@@ -317,8 +319,7 @@ test('diagnostics for a version wait for its report, then answer in LSP numberin
 });
 
 test('diagnostics not reported in time: complete false and version null, so the server never takes them as current', async () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { time, versions } = manualVersions();
   const uri = 'file:///w/a.json';
   const fake = fakeHost({ documents: { [uri]: { version: 3, text: '{}' } } });
   versions.documentVersion(uri, 2);
@@ -334,8 +335,7 @@ test('diagnostics not reported in time: complete false and version null, so the 
 });
 
 test('diagnostics of a document moved past the asked version carry the newer version (or null), never the asked one', async () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { time, versions } = manualVersions();
   const uri = 'file:///w/a.json';
   const fake = fakeHost({ documents: { [uri]: { version: 5, text: '{}' } } });
   versions.documentVersion(uri, 5);
@@ -346,7 +346,7 @@ test('diagnostics of a document moved past the asked version carry the newer ver
 });
 
 test('diagnostics in UTF-8: ranges converted with the document text; the whole-workspace form lists every document', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
+  const { versions } = manualVersions();
   const a = 'file:///w/a.json';
   const b = 'file:///w/b.ts';
   const fake = fakeHost({ encoding: 'utf-8', documents: { [a]: { version: 1, text: '{"é": 1 x}' }, [b]: { version: 2, text: 'let y' } } });
@@ -365,8 +365,7 @@ test('diagnostics in UTF-8: ranges converted with the document text; the whole-w
 });
 
 test('diagnostics of a document that is not open: it is loaded and its first report awaited; one that cannot be loaded answers empty', async () => {
-  const time = manualTime();
-  const versions = new DiagnosticsVersions(time.schedule, time.now);
+  const { time, versions } = manualVersions();
   const uri = 'file:///w/closed.json';
   const fake = fakeHost({ onDisk: { [uri]: '{,}' } });
   const answer = editorDiagnostics({ uri, timeoutMs: 1000 }, { host: fake.host, versions });
@@ -396,7 +395,7 @@ test('diagnostics of a document that is not open: it is loaded and its first rep
 });
 
 test('definition: the position is converted to UTF-16 for the editor, links reduced, the asked document in the server spelling', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
+  const { versions } = manualVersions();
   const asked = 'file:///c:/w/a.ts';
   const other = 'file:///c:/w/b.ts';
   const fake = fakeHost({ encoding: 'utf-32', documents: { [asked]: { version: 1, text: 'const 😀 = f😀o;' } }, onDisk: { [other]: 'export const 😀x = 1;' } });
@@ -416,7 +415,7 @@ test('definition: the position is converted to UTF-16 for the editor, links redu
 });
 
 test('definition of a document not open loads it; a failing provider answers empty with a log line', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
+  const { versions } = manualVersions();
   const uri = 'file:///w/lib.ts';
   const fake = fakeHost({ onDisk: { [uri]: 'export function f() {}' } });
   fake.answers.fail = true;
@@ -428,7 +427,7 @@ test('definition of a document not open loads it; a failing provider answers emp
 });
 
 test('references: duplicates dropped, the declaration left out when includeDeclaration is false', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
+  const { versions } = manualVersions();
   const uri = 'file:///w/a.ts';
   const fake = fakeHost({ documents: { [uri]: { version: 1, text: 'let n = 1;\nn++;\n' } } });
   const declaration = { uri, range: r(0, 4, 0, 5) };
@@ -441,7 +440,7 @@ test('references: duplicates dropped, the declaration left out when includeDecla
 });
 
 test('symbols: LSP kind numbers, duplicates dropped, a container only when given, a range only when known', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
+  const { versions } = manualVersions();
   const fake = fakeHost({});
   fake.answers.symbols = [
     { name: 'SessionStore', kind: 4, uri: 'file:///w/store.py', range: r(9, 6, 9, 18) },
@@ -459,7 +458,7 @@ test('symbols: LSP kind numbers, duplicates dropped, a container only when given
 });
 
 test('hover: the hovers of every provider as one Markdown text, "" when none', async () => {
-  const versions = new DiagnosticsVersions(manualTime().schedule, () => 0);
+  const { versions } = manualVersions();
   const uri = 'file:///w/a.ts';
   const fake = fakeHost({ documents: { [uri]: { version: 1, text: 'let n = 1;' } } });
   const params = { textDocument: { uri }, position: { line: 0, character: 4 } };
