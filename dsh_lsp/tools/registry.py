@@ -134,9 +134,12 @@ class ToolRegistry:
         generic result view keeps the call view's title, kind and locations). Never raises."""
         definition = self.get(name)
         args = _valid_args(definition, arguments)  # once, for both views
-        fallback = generic_result_view(_call_view(name, definition, args))
+
+        def fallback() -> ToolResultView:
+            return generic_result_view(_call_view(name, definition, args))
+
         if definition is None or definition.present_result is None or args is None:
-            return fallback
+            return fallback()
         present = definition.present_result
         return _presented(name, lambda: present(args, result), fallback)
 
@@ -170,11 +173,10 @@ def _call_view(
     name: str, definition: ToolDefinition | None, args: JsonObject | None
 ) -> ToolCallView:
     """``present_call`` once the arguments are checked (``None``: missing or invalid)."""
-    fallback = generic_call_view(name)
     if definition is None or definition.present_call is None or args is None:
-        return fallback
+        return generic_call_view(name)
     present = definition.present_call
-    return _presented(name, lambda: present(args), fallback)
+    return _presented(name, lambda: present(args), lambda: generic_call_view(name))
 
 
 def _valid_args(definition: ToolDefinition | None, arguments: object) -> JsonObject | None:
@@ -186,10 +188,11 @@ def _valid_args(definition: ToolDefinition | None, arguments: object) -> JsonObj
         return None
 
 
-def _presented(name: str, present: Callable[[], V | None], fallback: V) -> V:
+def _presented(name: str, present: Callable[[], V | None], fallback: Callable[[], V]) -> V:
+    """The presenter's view, else (it raised or gave None) the fallback, made only then."""
     try:
         view = present()
     except Exception:
         logger.warning("a presenter of tool %r raised; using the generic view", name, exc_info=True)
-        return fallback
-    return fallback if view is None else view
+        return fallback()
+    return fallback() if view is None else view
