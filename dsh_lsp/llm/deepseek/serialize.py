@@ -28,7 +28,8 @@ The JSON is compact UTF-8; ``NaN`` or ``Infinity`` anywhere is an ``INVALID_REQU
 ``RequestEncoder`` gives the same bytes as ``serialize_request`` without re-encoding a long
 session's history on every call: it keeps the wire JSON of a session's messages up to the last
 wire ``user`` message (no later message can change how they read) and encodes only the rest
-(docs/rfc/implemented/architecture/2026-12-02-request-body-prefix-cache.md).
+(docs/rfc/implemented/architecture/2026-12-02-request-body-prefix-cache.md). The JSON after
+``messages`` (tools and options) is kept too and reused while those stay the same.
 """
 
 from __future__ import annotations
@@ -325,18 +326,21 @@ class RequestEncoder:
     summary call). Everything is dropped when the ``WireRules`` change.
 
     The fields after ``messages`` (the tool schemas above all, which every step sends again)
-    are encoded again only when they change: the last body's are kept under a ``marshal``
-    image of what they are made of, which tells ``1``, ``1.0`` and ``True`` apart as JSON
-    does, where ``==`` would not. Not thread-safe: one event loop calls it.
+    are encoded again only when they change: the last two distinct ones are kept under a
+    ``marshal`` image of what they are made of, which tells ``1``, ``1.0`` and ``True`` apart
+    as JSON does, where ``==`` would not (two, so that a request with other options in
+    between, such as a compaction's summary call, does not push out the steps' own). Not
+    thread-safe: one event loop calls it.
     """
 
-    __slots__ = ("_sessions", "_size", "_tail")
+    __slots__ = ("_sessions", "_size", "_tails")
 
     def __init__(self, sessions: int = 16) -> None:
         self._size = max(1, sessions)
         self._sessions: OrderedDict[object, tuple[WireRules, tuple[_Prefix, ...]]] = OrderedDict()
-        self._tail: tuple[bytes, bytes] | None = None
-        """The last body's ``_options`` key and their JSON without the opening brace."""
+        self._tails: list[tuple[bytes, bytes]] = []
+        """The last two ``_options`` keys and their JSON without the opening brace, newest
+        first."""
 
     def encode(
         self,
@@ -400,12 +404,16 @@ class RequestEncoder:
             )
         except ValueError:  # a value marshal cannot hold is no JSON either: encode, not kept
             key = None
-        held = self._tail
-        if key is not None and held is not None and held[0] == key:
-            return held[1]
+        tails = self._tails
+        if key is not None:
+            for held in tails:
+                if held[0] == key:
+                    if held is not tails[0]:
+                        tails.reverse()  # two entries: the one used goes first
+                    return held[1]
         tail = dumps_compact(_options(request, thinking, reasoning_effort, rules))[1:].encode()
         if key is not None:
-            self._tail = (key, tail)
+            self._tails = [(key, tail), *tails[:1]]
         return tail
 
     def _keep(self, key: object, rules: WireRules, prefixes: tuple[_Prefix, ...]) -> None:

@@ -60,7 +60,7 @@ from .overlays import Overlay, Overlays
 from .workspace_edits import EditLabel, create_file_edit, document_edit, labelled_edits
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class ClosedFiles:
     """See the module docstring; owns the overlays, shares ``sync`` with the provider."""
 

@@ -140,7 +140,7 @@ def new_problems(
     return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class AfterEdit:
     """The post-edit diagnostics of one connection; owns nothing."""
 
