@@ -42,8 +42,9 @@ class _Registration:
 
     definition: ToolDefinition
     owner: str
-    parameters: dict[str, JsonValue]
-    """A checked private copy of the schema, which ``schemas`` copies again per step."""
+    parameters: bytes
+    """The ``marshal`` image of the checked schema copy: ``schemas`` loads a fresh deep copy
+    from it per step, at C speed."""
 
 
 class ToolRegistry:
@@ -69,7 +70,7 @@ class ToolRegistry:
         ``[A-Za-z0-9_-]{1,64}``, ``INVALID_SCHEMA`` when ``parameters`` is not an object JSON
         Schema; ``KernelClosedError`` when ``ctx`` is closed.
         """
-        _check_definition(definition)
+        image = marshal.dumps(_checked_schema(definition))
         owner = ctx if ctx is not None else self._ctx
 
         def body() -> partial[None]:
@@ -79,11 +80,7 @@ class ToolRegistry:
                     f"tool {definition.name!r} is already registered by {current.owner}",
                     code=DUPLICATE_TOOL,
                 )
-            registration = _Registration(
-                definition=definition,
-                owner=owner.owner,
-                parameters=copy_schema(definition.parameters),
-            )
+            registration = _Registration(definition=definition, owner=owner.owner, parameters=image)
             self._tools[definition.name] = registration
             self._ctx.emit_contained(TOOLS_CHANGE, None)
             return partial(self._unregister, registration)
@@ -112,8 +109,7 @@ class ToolRegistry:
             ToolSchema(
                 name=entry.definition.name,
                 description=entry.definition.description,
-                # A checked copy of plain JSON types: marshal copies it deeply at C speed.
-                parameters=marshal.loads(marshal.dumps(entry.parameters)),
+                parameters=marshal.loads(entry.parameters),
             )
             for entry in self._tools.values()
         )
@@ -156,7 +152,9 @@ TOOLS: ServiceKey[ToolRegistry] = ServiceKey("tools")
 """The tool registry, provided by ``ToolsPlugin``."""
 
 
-def _check_definition(definition: ToolDefinition) -> None:
+def _checked_schema(definition: ToolDefinition) -> dict[str, JsonValue]:
+    """A plain-JSON copy of ``definition``'s parameters, once its name and schema pass.
+    Raises ``ToolError`` (``INVALID_TOOL_NAME``, ``INVALID_SCHEMA``)."""
     if not _TOOL_NAME.fullmatch(definition.name):
         raise ToolError(
             f"tool name {definition.name!r} must match [A-Za-z0-9_-]{{1,64}}",
@@ -167,6 +165,7 @@ def _check_definition(definition: ToolDefinition) -> None:
         raise ToolError(
             f"tool {definition.name!r}: parameters must be an object schema", code=INVALID_SCHEMA
         )
+    return schema
 
 
 def _call_view(

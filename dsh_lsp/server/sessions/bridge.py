@@ -433,7 +433,7 @@ class SessionBridge:
         released: list[JsonObject] = []
         while held and (everything or not held[0].durable or held[0].seq < record.stored):
             released.extend(held.popleft().updates)
-        for update in fold_cards(released) if len(released) > 1 else released:
+        for update in fold_cards(released):
             self._sink.send(record.session_id, update)
 
     def on_shell_output(self, output: ShellOutput) -> None:
