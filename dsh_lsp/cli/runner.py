@@ -39,7 +39,7 @@ import anyio
 from dsh_lsp.agent import AGENTS, Agent, AgentHandle, AgentSpec
 from dsh_lsp.app import build_kernel_plugins
 from dsh_lsp.fs_tools.local import LocalFileSystemPlugin
-from dsh_lsp.kernel import DshError, Kernel, PluginFailedError
+from dsh_lsp.kernel import DshError, Kernel, PluginFailedError, loop_options
 from dsh_lsp.llm import JsonObject, JsonValue, ReasoningDelta, SessionId, TextBlock, TextDelta
 from dsh_lsp.server import DshSettings, SettingsError, parse_settings, user_message
 from dsh_lsp.session import (
@@ -218,7 +218,14 @@ def run_command(args: argparse.Namespace) -> int:
         ),
     )
     try:
-        return anyio.run(run, request, sys.stdout, sys.stderr, backend="asyncio")
+        return anyio.run(
+            run,
+            request,
+            sys.stdout,
+            sys.stderr,
+            backend="asyncio",
+            backend_options=loop_options(),
+        )
     except KeyboardInterrupt:
         sys.stderr.write("dsh-lsp: interrupted\n")
         return 130

@@ -5,6 +5,7 @@ and the root ``Context``; every feature is a ``Plugin`` loaded through a context
 ``Fiber``. Registrations (services, listeners, effects, tasks, child plugins) are owned by the
 registering fiber and undone newest first when it unloads. Events are typed declarations
 whose class fixes the dispatch mode: emit, waterfall, stream waterfall, serial, parallel.
+A process runs its kernel on the event loop ``loop_options`` picks (uvloop where installed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .errors import PluginFailedError as PluginFailedError
 from .errors import ServiceConflictError as ServiceConflictError
 from .errors import ServiceMissingError as ServiceMissingError
 from .errors import WaterfallMisuseError as WaterfallMisuseError
+from .event_loop import loop_options as loop_options
 from .events import EmitEvent as EmitEvent
 from .events import ParallelEvent as ParallelEvent
 from .events import SerialEvent as SerialEvent
@@ -69,4 +71,5 @@ __all__ = (
     "WaterfallEvent",
     "WaterfallMisuseError",
     "install_log_filter",
+    "loop_options",
 )

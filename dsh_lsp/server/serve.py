@@ -1,6 +1,7 @@
 """``serve``: run the language server in a kernel until the client is done (server layer).
 
-The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only) and one
+The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only; uvloop's
+where it is installed, ``kernel.loop_options``) and one
 ``Kernel``. Inside the kernel's lifetime, this module opens the transport, builds the server
 and runs the read loop (``wire.pump``) as a task of its own; pygls runs each request handler as
 an asyncio task on the same loop, and the agents run as kernel tasks. The loop ends on
@@ -37,7 +38,7 @@ import anyio.to_thread
 from anyio import TASK_STATUS_IGNORED
 from anyio.abc import TaskStatus
 
-from dsh_lsp.kernel import Kernel
+from dsh_lsp.kernel import Kernel, loop_options
 
 from .early import EarlyStart, ReadAhead, answer_initialize, answer_sessions
 from .wire import DEFAULT_MAX_BODY, Connection, open_stdio, open_tcp
@@ -86,7 +87,15 @@ def serve(
         sys.stderr.write(TERMINAL_NOTICE)
         sys.stderr.flush()
     try:
-        return anyio.run(_serve, load_plugins, tcp, max_message_bytes, preload, backend="asyncio")
+        return anyio.run(
+            _serve,
+            load_plugins,
+            tcp,
+            max_message_bytes,
+            preload,
+            backend="asyncio",
+            backend_options=loop_options(),
+        )
     except KeyboardInterrupt:  # before the signal watch started: the kernel has closed
         _log.info("interrupted while starting: stopping")
         return 0

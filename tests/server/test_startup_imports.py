@@ -35,9 +35,9 @@ ALLOWED_SERVER = {  # and the kernel, ``dsh_lsp``, ``dsh_lsp.cli`` and ``dsh_lsp
     "dsh_lsp.server.serve",
     "dsh_lsp.server.logs",
 }
-ALLOWED_THIRD_PARTY = {"anyio", "sniffio", "idna", "typing_extensions", "exceptiongroup"}
-"""anyio (the event loop and the kernel) and what it imports; nothing of pygls, lsprotocol,
-attrs/cattrs, pydantic or httpx."""
+ALLOWED_THIRD_PARTY = {"anyio", "sniffio", "idna", "typing_extensions", "exceptiongroup", "uvloop"}
+"""anyio (the kernel) and what it imports, and uvloop (the event loop); nothing of pygls,
+lsprotocol, attrs/cattrs, pydantic or httpx."""
 WITH_SETTINGS = {"pydantic", "pydantic_core", "annotated_types", "typing_inspection"}
 """Validating non-empty ``initializationOptions`` early also loads the settings model."""
 
@@ -107,6 +107,7 @@ async def test_initialize_is_answered_before_pygls_and_lsprotocol_load(
     ours = {name for name in early if name.startswith("dsh_lsp")}
     assert {name for name in ours if not allowed_dsh(name)} == set()
     assert third_party(early) - ALLOWED_THIRD_PARTY == set()
+    assert "uvloop.loop" in early  # the server runs on uvloop's event loop (kernel.loop_options)
     # The whole server loaded afterwards, and never the shipped test kit.
     assert {"lsprotocol.types", "pygls.lsp.server", "dsh_lsp.app"} <= everything
     assert {name for name in everything if name.startswith("dsh_lsp.testing")} == set()
