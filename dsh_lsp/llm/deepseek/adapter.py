@@ -44,7 +44,14 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Sequence,
+)
 
 import anyio
 import httpx
@@ -332,7 +339,7 @@ class DeepSeekAdapter:
             return
 
     @contextlib.asynccontextmanager
-    async def _opened(self, body: bytes) -> AsyncIterator[httpx.Response]:
+    async def _opened(self, body: Sequence[bytes]) -> AsyncIterator[httpx.Response]:
         """The streamed response, its headers awaited within the first-byte timeout.
         Raises LlmError ``TIMEOUT`` when they do not arrive in time (and httpx's errors)."""
         async with contextlib.AsyncExitStack() as stack:
@@ -346,16 +353,19 @@ class DeepSeekAdapter:
                 ) from None
             yield response
 
-    def _sent(self, body: bytes) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
-        """The request sent, as a context that closes its response."""
+    def _sent(
+        self, body: Sequence[bytes]
+    ) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
+        """The request (``body`` in its pieces) sent, as a context that closes its response."""
         if self._transport is not None:
             sending = self._transport.send(
                 "POST", self._url_parsed, self._raw_headers, body, self._timeouts
             )
             return _opened_by(sending)
+        whole = b"".join(body)
         headers = self._headers()
-        headers["Content-Length"] = str(len(body))
-        return self._client.stream("POST", self._url, content=_sent_once(body), headers=headers)
+        headers["Content-Length"] = str(len(whole))
+        return self._client.stream("POST", self._url, content=_sent_once(whole), headers=headers)
 
     def _headers(self) -> dict[str, str]:
         headers = {

@@ -25,9 +25,10 @@ thinking mode, so it is not sent there.
 
 The JSON is compact UTF-8; ``NaN`` or ``Infinity`` anywhere is an ``INVALID_REQUEST``.
 
-``RequestEncoder`` gives the same bytes as ``serialize_request`` without re-encoding a long
-session's history on every call: it keeps the wire JSON of a session's messages up to the last
-wire ``user`` message (no later message can change how they read) and encodes only the rest
+``RequestEncoder`` gives the same bytes as ``serialize_request`` (in parts, joined once where
+the request is framed) without re-encoding a long session's history on every call: it keeps
+the wire JSON of a session's messages up to the last wire ``user`` message (no later message
+can change how they read) and encodes only the rest
 (docs/rfc/implemented/architecture/2026-12-02-request-body-prefix-cache.md). The JSON after
 ``messages`` (tools and options) is kept too and reused while those stay the same.
 """
@@ -300,8 +301,8 @@ class _Prefix:
 
     ``messages`` are the request's messages up to its last wire ``user`` message (the stretches
     before it are closed: no later message can change how they read); ``closed`` is their
-    wire JSON in chunks (one per request that added some), to be comma-joined. ``open`` holds
-    the encoded messages after them, whose reasoning still depends on what follows.
+    wire JSON in a few chunks (``_appended``), to be comma-joined. ``open`` holds the encoded
+    messages after them, whose reasoning still depends on what follows.
     """
 
     messages: tuple[Message, ...]
@@ -310,6 +311,21 @@ class _Prefix:
 
 
 _NOTHING = _Prefix(messages=(), closed=(), open={})
+
+
+def _appended(chunks: tuple[bytes, ...], chunk: bytes) -> tuple[bytes, ...]:
+    """``chunks`` with ``chunk`` after them, the newest merged (comma-joined) into the one
+    before while it is at least half that one's size, as a binary counter carries.
+
+    So a session's closed history stays in a number of chunks that grows with the logarithm
+    of its length, and each byte is copied that many times over the session: a request lists
+    a handful of chunks, not one per earlier request.
+    """
+    merged = [*chunks, chunk]
+    while len(merged) > 1 and 2 * len(merged[-1]) >= len(merged[-2]):
+        newest = merged.pop()
+        merged[-1] = b",".join((merged[-1], newest))
+    return tuple(merged)
 
 
 class RequestEncoder:
@@ -349,8 +365,10 @@ class RequestEncoder:
         thinking: Thinking | None = None,
         reasoning_effort: ReasoningEffort | None = None,
         rules: WireRules | None = None,
-    ) -> bytes:
-        """The bytes ``serialize_request`` gives for the same arguments.
+    ) -> tuple[bytes, ...]:
+        """The bytes ``serialize_request`` gives for the same arguments, in parts to be sent
+        in order: a long session's history stays in the pieces it was kept in, so the only
+        copy of the whole body is the one the transport makes when it frames the request.
 
         Raises ``LlmError`` (``INVALID_REQUEST``) when the body cannot be JSON.
         """
@@ -373,13 +391,17 @@ class RequestEncoder:
         except (ValueError, TypeError) as exc:
             self._keep(key, rules, kept)
             raise _unencodable(exc) from exc
-        closed = base.closed
-        if after.closed:
-            closed = (*closed, after.closed)
+        closed = _appended(base.closed, after.closed) if after.closed else base.closed
         prefix = _Prefix(messages=messages[: after.size], closed=closed, open=after.open)
         self._keep(key, rules, (prefix, *(p for p in kept if p is not base))[:2])
         listed = (system, *closed, *pieces) if request.system else (*closed, *pieces)
-        return b"".join((b'{"model":', model, b',"messages":[', b",".join(listed), b"],", tail))
+        parts = [b'{"model":', model, b',"messages":[']
+        for index, piece in enumerate(listed):
+            if index:
+                parts.append(b",")
+            parts.append(piece)
+        parts += (b"],", tail)
+        return tuple(parts)
 
     def _options(
         self,

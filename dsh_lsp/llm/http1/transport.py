@@ -133,7 +133,7 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         """
         if not isinstance(request.stream, httpx.AsyncByteStream):
             raise TypeError("a request with a synchronous body on an asynchronous transport")
-        body = b"".join([part async for part in request.stream])
+        body = [part async for part in request.stream]
         timeouts = request.extensions.get("timeout", {})
         return await self.send(
             request.method, request.url, request.headers.raw, body, timeouts, request=request
@@ -144,13 +144,14 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         method: str,
         url: httpx.URL,
         headers: Sequence[tuple[bytes, bytes]],
-        body: bytes,
+        body: Sequence[bytes],
         timeouts: Mapping[str, float | None],
         *,
         request: httpx.Request | None = None,
     ) -> httpx.Response:
         """Send a request given as its parts (a ``Host`` header is added when ``headers`` has
-        none; ``Content-Length`` is always the body's) and return the response with its body
+        none; ``Content-Length`` is always the body's; ``body`` is the body's pieces in order,
+        joined once with the head) and return the response with its body
         still to be read. ``timeouts`` holds httpx's ``connect``, ``read`` and ``write``
         seconds; ``request``, when given, is named by the errors. The model adapter sends
         this way, without an ``httpx.Request`` per call.
@@ -370,15 +371,17 @@ class _ResponseBody(httpx.AsyncByteStream):
 
 
 def _message(
-    method: str, url: httpx.URL, headers: Sequence[tuple[bytes, bytes]], body: bytes
+    method: str, url: httpx.URL, headers: Sequence[tuple[bytes, bytes]], body: Sequence[bytes]
 ) -> bytes:
-    """The request head and body, framed by a ``Content-Length`` of the body as read."""
+    """The request head and body (its pieces joined), framed by a ``Content-Length`` of the
+    body as read."""
     kept = [(name, value) for name, value in headers if name.lower() not in _FRAMING_HEADERS]
     if not any(name.lower() == b"host" for name, _ in kept):
         kept.insert(0, (b"Host", url.netloc))
-    if body or method in _BODY_METHODS:
-        kept.append((b"Content-Length", str(len(body)).encode("ascii")))
-    return request_head(method, url.raw_path, kept) + body
+    length = sum(map(len, body))
+    if length or method in _BODY_METHODS:
+        kept.append((b"Content-Length", str(length).encode("ascii")))
+    return b"".join((request_head(method, url.raw_path, kept), *body))
 
 
 def _cut_short() -> NoReturn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from typing import Any
 
@@ -132,7 +133,9 @@ def test_every_body_equals_a_fresh_serialization(
         expected = serialize_request(
             request, rules=wire_rules, thinking=thinking, reasoning_effort=effort
         )
-        got = encoder.encode(request, rules=wire_rules, thinking=thinking, reasoning_effort=effort)
+        got = b"".join(
+            encoder.encode(request, rules=wire_rules, thinking=thinking, reasoning_effort=effort)
+        )
         assert got == expected
 
     check("s", history)
@@ -192,7 +195,7 @@ def test_a_turn_encodes_only_its_new_messages(monkeypatch: pytest.MonkeyPatch) -
     for step in (new[:1], new[1:]):
         history.extend(step)
         request = LlmRequest(model="m", messages=tuple(history), session_id=None)
-        body = encoder.encode(request, rules=thinking)
+        body = b"".join(encoder.encode(request, rules=thinking))
         assert body == serialize_request(request, rules=thinking)
     assert encoded == new
 
@@ -223,7 +226,7 @@ def test_a_body_that_cannot_be_json_fails_alike_and_leaves_the_cache_usable() ->
         encoder.encode(LlmRequest(model="m", messages=(good, surrogate)))
     assert got.value.code == LlmCode.INVALID_REQUEST
     fine = LlmRequest(model="m", messages=(good,))
-    assert encoder.encode(fine) == serialize_request(fine)
+    assert b"".join(encoder.encode(fine)) == serialize_request(fine)
 
 
 # Schema values that are equal in Python but not in JSON (1, 1.0, True), and options.
@@ -272,7 +275,8 @@ def test_the_fields_after_the_messages_follow_every_change_of_the_request(
         )
         kwargs: dict[str, Any] = {"rules": wire_rules, "thinking": options["thinking"]}
         expected = serialize_request(request, reasoning_effort=options["effort"], **kwargs)
-        assert encoder.encode(request, reasoning_effort=options["effort"], **kwargs) == expected
+        body = encoder.encode(request, reasoning_effort=options["effort"], **kwargs)
+        assert b"".join(body) == expected
 
     check()
     for field, data in changes:  # one field at a time, so near-equal neighbours meet
@@ -344,4 +348,19 @@ def test_a_logged_session_encodes_as_a_fresh_serialization_after_every_event(
             session_id=session.id,
         )
         expected = serialize_request(request, rules=wire_rules)
-        assert encoder.encode(request, rules=wire_rules) == expected
+        assert b"".join(encoder.encode(request, rules=wire_rules)) == expected
+
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(min_value=1, max_value=3000), min_size=1, max_size=600))
+def test_closed_history_stays_in_logarithmically_many_chunks(sizes: list[int]) -> None:
+    chunks: tuple[bytes, ...] = ()
+    added: list[bytes] = []
+    for index, size in enumerate(sizes):
+        chunk = bytes([97 + index % 26]) * size
+        added.append(chunk)
+        chunks = serialize._appended(chunks, chunk)
+        assert b",".join(chunks) == b",".join(added)
+        # Each chunk is under half the one before it.
+        assert all(2 * len(b) < len(a) for a, b in itertools.pairwise(chunks))
+        assert len(chunks) <= math.log2(sum(len(c) for c in added)) + 2
