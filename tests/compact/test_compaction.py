@@ -206,9 +206,7 @@ async def test_a_step_request_is_served_once_and_a_withdrawn_one_never() -> None
     plugin = (CompactionPlugin(), {"retain_tokens": 20, "enabled": False})
     async with loop_harness(*script, models=(plugin,)) as h:
         agent, handle = await h.create()
-        for prompt in ("one", "two"):
-            agent.send(prompt)
-            await agent.when_idle()
+        await _converse(agent, "one", "two")
         compaction = h.ctx.require(COMPACTION)
         with anyio.move_on_after(0):  # withdrawn before any step
             await compaction.compact_at_next_step(agent)
@@ -222,8 +220,7 @@ async def test_a_step_request_is_served_once_and_a_withdrawn_one_never() -> None
             group.start_soon(ask)
             await anyio.wait_all_tasks_blocked()
             agent.send("three")
-        agent.send("four")
-        await agent.when_idle()
+        await _converse(agent, "four")
         starts = of_type(agent.session, COMPACT_START)
         await handle.dispose()
     assert len(outcomes) == 2

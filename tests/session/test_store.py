@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -34,10 +36,15 @@ from tests.heard import Heard
 from .scenarios import FakeClock, complete_turn, open_turn_with_calls
 
 
-async def _persistent(ctx: Context, root: Path, clock: FakeClock) -> None:
-    await ctx.plugin(SessionPlugin(clock=clock, new_id=lambda: SessionId("generated")))
-    await ctx.plugin(JsonlPersistencePlugin(clock=clock), {"directory": str(root)})
-    await ctx.plugin(PersistenceCoordinatorPlugin())
+@asynccontextmanager
+async def _persistent(root: Path, clock: FakeClock) -> AsyncIterator[Context]:
+    """A kernel with the store, JSONL logs under ``root`` and the coordinator: its context."""
+    async with Kernel() as kernel:
+        ctx = kernel.context
+        await ctx.plugin(SessionPlugin(clock=clock, new_id=lambda: SessionId("generated")))
+        await ctx.plugin(JsonlPersistencePlugin(clock=clock), {"directory": str(root)})
+        await ctx.plugin(PersistenceCoordinatorPlugin())
+        yield ctx
 
 
 def _blocker(tmp_path: Path) -> Path:
@@ -98,9 +105,7 @@ async def test_resume_without_persistence_fails_clearly() -> None:
 
 
 async def test_flush_writes_lazily_and_resume_continues(tmp_path: Path, clock: FakeClock) -> None:
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        await _persistent(ctx, tmp_path, clock)
+    async with _persistent(tmp_path, clock) as ctx:
         store = ctx.require(SESSIONS)
         backend = ctx.require(SESSION_PERSISTENCE)
         idle = store.create()
@@ -133,9 +138,7 @@ async def test_flush_writes_lazily_and_resume_continues(tmp_path: Path, clock: F
 
 
 async def test_a_fork_is_materialized_with_its_seed(tmp_path: Path, clock: FakeClock) -> None:
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        await _persistent(ctx, tmp_path, clock)
+    async with _persistent(tmp_path, clock) as ctx:
         store = ctx.require(SESSIONS)
         parent = store.create(session_id=SessionId("parent"))
         complete_turn(parent)
@@ -172,10 +175,8 @@ async def test_unloading_the_coordinator_flushes_every_session(
 async def test_a_failed_flush_keeps_the_events_and_the_next_flush_retries(
     tmp_path: Path, clock: FakeClock
 ) -> None:
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        blocker = _blocker(tmp_path)
-        await _persistent(ctx, blocker / "x", clock)
+    blocker = _blocker(tmp_path)
+    async with _persistent(blocker / "x", clock) as ctx:
         session = ctx.require(SESSIONS).create(session_id=SessionId("retry"))
         complete_turn(session)
         with pytest.raises(SessionError) as caught:
@@ -191,9 +192,7 @@ async def test_a_failed_flush_keeps_the_events_and_the_next_flush_retries(
 async def test_two_coordinators_cannot_write_the_same_logs(
     tmp_path: Path, clock: FakeClock
 ) -> None:
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        await _persistent(ctx, tmp_path, clock)
+    async with _persistent(tmp_path, clock) as ctx:
         with pytest.raises(PluginFailedError) as caught:
             await ctx.plugin(PersistenceCoordinatorPlugin())
         assert isinstance(caught.value.__cause__, ServiceConflictError)
@@ -202,9 +201,7 @@ async def test_two_coordinators_cannot_write_the_same_logs(
 async def test_flush_soon_writes_in_the_background_coalescing_and_reports_each_write(
     tmp_path: Path, clock: FakeClock
 ) -> None:
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        await _persistent(ctx, tmp_path, clock)
+    async with _persistent(tmp_path, clock) as ctx:
         written: Heard[SessionStored] = Heard()
         ctx.on(SESSION_STORED, written)
         session = ctx.require(SESSIONS).create(session_id=SessionId("soon"))
@@ -221,10 +218,8 @@ async def test_flush_soon_writes_in_the_background_coalescing_and_reports_each_w
 async def test_a_failed_write_is_reported_on_session_stored(
     tmp_path: Path, clock: FakeClock
 ) -> None:
-    async with Kernel() as kernel:
-        ctx = kernel.context
-        blocker = _blocker(tmp_path)
-        await _persistent(ctx, blocker / "x", clock)
+    blocker = _blocker(tmp_path)
+    async with _persistent(blocker / "x", clock) as ctx:
         notices: list[SessionStored] = []
         ctx.on(SESSION_STORED, notices.append)
         session = ctx.require(SESSIONS).create(session_id=SessionId("fails"))
