@@ -3,7 +3,8 @@
 One file per session under ``<directory>/<cwd bucket>/<encoded id>.jsonl`` (see
 ``jsonl_layout``): a header line, then one compact event record per line. The first append
 publishes header and events atomically (``durable_files.publish``); later appends are
-fsynced and rolled back on failure. Blocking file work runs in worker threads. Callers
+fsynced and rolled back on failure. Blocking file work runs in worker threads, all but the one
+``stat`` with which ``create`` looks for an existing log. Callers
 serialize calls per session (the coordinator does); different sessions may run in parallel.
 """
 
@@ -67,15 +68,13 @@ class JsonlPersistence:
     async def create(self, header: SessionHeader) -> None:
         """Register a new session; nothing is written until its first ``append``.
 
-        Raises ``SessionError`` (``SESSION_EXISTS``) when the id is known or stored.
+        Raises ``SessionError`` (``SESSION_EXISTS``) when the id is known, or stored where
+        this header's log would go (one ``stat`` on the event loop); a log of the id under
+        another workspace's folder is found by the first ``append``, in the worker thread
+        that publishes the file, so a new session costs one hand-off to a thread, not two.
         """
-        sid = header.id
-        if sid in self._pending or sid in self._stored:
-            raise SessionError(f"session {sid!r} already exists", code=EXISTS)
-        found = await anyio.to_thread.run_sync(self._locate, sid)
-        if found is not None:
-            raise SessionError(f"session {sid!r} already exists at {found}", code=EXISTS)
-        self._pending[sid] = header
+        self._check_new(header)
+        self._pending[header.id] = header
 
     async def append(self, session_id: SessionId, events: Sequence[SessionEvent]) -> None:
         """Store ``events`` durably, all or nothing (see ``SessionPersistence``).
@@ -88,7 +87,7 @@ class JsonlPersistence:
             if records:
                 path = self.path_of(header)
                 data = encode_lines([dumps_compact(header_to_json(header)), *records])
-                await anyio.to_thread.run_sync(self._publish, path, data)
+                await anyio.to_thread.run_sync(self._publish, session_id, path, data)
                 del self._pending[session_id]
                 self._stored[session_id] = _Stored(path=path, count=len(records))
             return
@@ -139,6 +138,16 @@ class JsonlPersistence:
         self._stored.pop(session_id, None)
         return path
 
+    def _check_new(self, header: SessionHeader) -> None:
+        """Raise ``SESSION_EXISTS`` when ``header``'s id is known, or has a log where this
+        header's would go (a small ``stat``, made on the event loop)."""
+        sid = header.id
+        if sid in self._pending or sid in self._stored:
+            raise SessionError(f"session {sid!r} already exists", code=EXISTS)
+        path = self.path_of(header)
+        if os.path.lexists(path):
+            raise SessionError(f"session {sid!r} already exists at {path}", code=EXISTS)
+
     def _locate(self, session_id: SessionId) -> Path | None:
         known = self._stored.get(session_id)
         if known is not None:
@@ -155,7 +164,10 @@ class JsonlPersistence:
                 return bucket / name
         return None
 
-    def _publish(self, path: Path, data: bytes) -> None:
+    def _publish(self, session_id: SessionId, path: Path, data: bytes) -> None:
+        found = self._locate(session_id)
+        if found is not None:
+            raise SessionError(f"session {session_id!r} already exists at {found}", code=EXISTS)
         try:
             durable_files.publish(path, data)
         except FileExistsError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from dsh_lsp.session import (
     JsonlPersistence,
+    SessionError,
     default_sessions_dir,
     default_sqlite_path,
     default_state_dir,
@@ -138,6 +140,26 @@ async def test_a_failed_timestamp_update_never_fails_a_durable_append(
         assert [encode_event(e) for e in loaded.events] == [encode_event(e) for e in stored.events]
     complete_turn(session)
     await backend.append(session.id, session.events[len(loaded.events) :])
+
+
+async def test_an_id_stored_under_another_workspace_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    stored = new_session("taken")
+    complete_turn(stored)
+    first = JsonlPersistence(tmp_path)
+    await first.create(stored.header)
+    await first.append(stored.id, stored.events)
+    backend = JsonlPersistence(tmp_path)
+    elsewhere = replace(stored.header, cwd="/elsewhere")  # another bucket: create cannot tell
+    await backend.create(elsewhere)
+    with pytest.raises(SessionError) as caught:
+        await backend.append(elsewhere.id, stored.events[:2])
+    assert caught.value.code == "SESSION_EXISTS"
+    assert str(backend.path_of(stored.header)) in str(caught.value)
+    assert not backend.path_of(elsewhere).exists()
+    loaded = await JsonlPersistence(tmp_path).load(stored.id)
+    assert [encode_event(e) for e in loaded.events] == [encode_event(e) for e in stored.events]
 
 
 @pytest.mark.skipif(not hasattr(os, "O_TMPFILE"), reason="no O_TMPFILE on this system")
