@@ -8,14 +8,14 @@ same count do not take the same time), so use them to compare two versions of th
 code path, and the wall-clock benchmarks (``server.py``, ``stream.py``) for the targets.
 
 One real ``python -m dsh_lsp`` runs under callgrind with instrumentation off, so its
-start-up runs at near full speed; after ``--warm`` turns ``callgrind_control`` switches
-counting on for ``--turns`` warm turns of ``bench/server.py``'s 10-step read turn (nine
+start-up runs at near full speed; after two turns ``callgrind_control`` switches counting
+on for ``--turns`` warm turns of ``bench/server.py``'s 10-step read turn (nine
 ``read`` steps, then text; each in a new session, as the side-by-side driver does) and off
 again. The baseline, also under callgrind: a Python process that reads the same ten scripted
 responses per turn with bare httpx (``server.raw_stream``: the HTTP work alone, no tools, no
 log, no LSP). Figures: instructions per turn of both (all threads) and their ratio.
 
-    .venv/bin/python bench/instructions.py [--turns 5] [--warm 2]
+    .venv/bin/python bench/instructions.py [--turns 5]
 
 Needs ``valgrind`` (Debian's package) on ``PATH``; about 2 minutes.
 """
@@ -36,6 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server import OURS, STEPS, model_server, read_turn, running
 
 BENCH = Path(__file__).resolve().parent
+WARM = 2
+"""Uncounted turns before counting starts (the first prompt of a process loads lazily)."""
 
 BARE = """
 import sys, anyio
@@ -70,14 +72,14 @@ def control(flag: str, pid: int) -> None:
     subprocess.run(["callgrind_control", flag, str(pid)], check=True, capture_output=True)
 
 
-async def server_turns(root: Path, turns: int, warm: int) -> int:
+async def server_turns(root: Path, turns: int) -> int:
     """Instructions of the server over ``turns`` warm 10-step turns."""
     out = root / "server.callgrind"
     async with model_server(read_turn(), root) as proxy:
         command = callgrind(out, OURS, at_start=False)
         async with running(command, root, proxy) as lsp:
             await lsp.started()
-            for _ in range(warm):
+            for _ in range(WARM):
                 result = (await lsp.prompt(await lsp.new_session()))[2]
                 assert result["stopReason"] == "end_turn", result
             control("--instr=on", lsp.pid)
@@ -102,10 +104,10 @@ async def bare_turns(root: Path, turns: int) -> int:
     return counts[1] - counts[0]
 
 
-async def main(turns: int, warm: int) -> None:
+async def main(turns: int) -> None:
     with tempfile.TemporaryDirectory(prefix="dsh-instructions-") as tmp:
         root = Path(tmp)
-        ours = await server_turns(root, turns, warm) / turns
+        ours = await server_turns(root, turns) / turns
         bare = await bare_turns(root, turns) / turns
     print(f"{STEPS}-step read-tool turn, {turns} warm turns under callgrind (all threads)")
     print(f"  dsh-lsp server        {ours / 1e6:8.2f} M instructions per turn")
@@ -115,8 +117,7 @@ async def main(turns: int, warm: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=5, help="counted warm turns")
-    parser.add_argument("--warm", type=int, default=2, help="uncounted warm-up turns")
     arguments = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("bench/instructions.py needs valgrind (apt-get install valgrind)")
-    anyio.run(main, arguments.turns, arguments.warm, backend="asyncio")
+    anyio.run(main, arguments.turns, backend="asyncio")
