@@ -1,19 +1,18 @@
 """``serve``: run the language server in a kernel until the client is done (server layer).
 
-The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only; uvloop's
-where it is installed, ``kernel.loop_options``) and one
-``Kernel``. Inside the kernel's lifetime, this module opens the transport, builds the server
-and runs the read loop (``wire.pump``) as a task of its own; pygls runs each request handler as
-an asyncio task on the same loop, and the agents run as kernel tasks. The loop ends on
-``exit``, at end of input (a client that died), or on SIGTERM/SIGINT (Neovim's
-``client:stop(true)`` sends SIGTERM; a terminal sends SIGINT), which end it exactly like the
-end of input. Either way the bridge is closed before the kernel: running turns are
-cancelled, open prompts answered, and every session log flushed. The exit code is 0 after
-``shutdown`` + ``exit``, end of input or a stop signal, 1 for ``exit`` without ``shutdown``
-(as LSP asks). Ctrl-C before the signal watch starts ends the process the same way, with
-no traceback; a second Ctrl-C while the server stops is ignored, so the logs are flushed.
-Started on a terminal (stdin is a TTY), the server says on stderr that it speaks LSP on
-stdio for an editor and how to stop it (``TERMINAL_NOTICE``).
+The process owns one asyncio event loop (``anyio.run``; pygls is asyncio-only; uvloop's where
+it is installed, ``kernel.loop_options``) and one ``Kernel``. Inside the kernel's lifetime,
+this module opens the transport, builds the server and runs the read loop (``wire.pump``) as a
+task of its own; pygls runs each request handler as an asyncio task on the same loop, and the
+agents run as kernel tasks. The loop ends on ``exit``, at end of input (a client that died), or
+on SIGTERM/SIGINT (Neovim's ``client:stop(true)`` sends SIGTERM; a terminal sends SIGINT),
+which end it exactly like the end of input. Either way the bridge is closed before the kernel:
+running turns are cancelled, open prompts answered, and every session log flushed. The exit
+code is 0 after ``shutdown`` + ``exit``, end of input or a stop signal, 1 for ``exit`` without
+``shutdown`` (as LSP asks). Ctrl-C before the signal watch starts ends the process the same
+way, with no traceback; a second Ctrl-C while the server stops is ignored, so the logs are
+flushed. Started on a terminal (stdin is a TTY), the server says on stderr that it speaks LSP
+on stdio for an editor and how to stop it (``TERMINAL_NOTICE``).
 
 Start-up order: ``early.answer_initialize`` answers ``initialize`` before pygls loads; then
 pygls, the handlers, the modules start-up needs and the caller's ``preload`` (the layers

@@ -2,10 +2,10 @@
 
 One file per session under ``<directory>/<cwd bucket>/<encoded id>.jsonl`` (see
 ``jsonl_layout``): a header line, then one compact event record per line. The first append
-publishes header and events atomically (``durable_files.publish``); later appends are
-fsynced and rolled back on failure. Blocking file work runs in worker threads, all but the one
-``stat`` with which ``create`` looks for an existing log. Callers
-serialize calls per session (the coordinator does); different sessions may run in parallel.
+publishes header and events atomically (``durable_files.publish``); later appends are fsynced
+and rolled back on failure. Blocking file work runs in worker threads, all but the one ``stat``
+with which ``create`` looks for an existing log. Callers serialize calls per session (the
+coordinator does); different sessions may run in parallel.
 """
 
 from __future__ import annotations
