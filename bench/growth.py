@@ -2,8 +2,8 @@
 
 One real ``python -m dsh_lsp`` (``bench/server.py``'s pygls client, scripted model server and
 timestamping proxy) grows one session to ``--turns`` turns of a 200-chunk answer, and a
-second session to 10. Then the two take turns, ``--pairs`` times each, interleaved (short,
-long, long, short, ...), so both are measured in the same minutes of the same process: on a
+second session to 10. Then the two take turns, 20 times each, interleaved (short, long,
+long, short, ...), so both are measured in the same minutes of the same process: on a
 shared host whose speed drifts over a run, a window of early turns against a window of late
 ones compares two moments as much as two session lengths. For each measured turn: the
 harness's share (prompt → answer minus the model's time as the proxy saw it) and the
@@ -12,7 +12,7 @@ turns and their ratio (target: at most 1.2x), also as first seen while the long 
 grew (turns 11-20 against its last ten), and the server's RSS and peak RSS (``VmHWM``) after
 the last turn, next to an idle started server.
 
-    .venv/bin/python bench/growth.py [--turns 510] [--pairs 20]
+    .venv/bin/python bench/growth.py [--turns 510]
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from stream import cpu
 
 SHORT = 10
 """Prior turns of the short session."""
+PAIRS = 20
+"""Measured turns of each session."""
 
 
 async def turn(lsp: Lsp, proxy: Proxy, session: str) -> tuple[float, float]:
@@ -51,7 +53,7 @@ def report(label: str, short: list[float], long: list[float], turns: int) -> Non
     )
 
 
-async def main(turns: int, pairs: int) -> None:
+async def main(turns: int) -> None:
     with tempfile.TemporaryDirectory(prefix="dsh-growth-") as tmp:
         root = Path(tmp)
         print(f"one session grown to {turns} turns of 200 chunks, one to {SHORT}")
@@ -64,12 +66,12 @@ async def main(turns: int, pairs: int) -> None:
             for _ in range(SHORT):
                 await turn(lsp, proxy, short)
             measured: dict[str, list[tuple[float, float]]] = {short: [], long: []}
-            for index in range(pairs):
+            for index in range(PAIRS):
                 order = (short, long) if index % 2 == 0 else (long, short)
                 for session in order:
                     measured[session].append(await turn(lsp, proxy, session))
             end = rss(lsp.pid)
-    print(f"interleaved, {pairs} turns each:")
+    print(f"interleaved, {PAIRS} turns each:")
     for label, index in (("harness share of a turn", 0), ("server CPU per turn", 1)):
         report(
             label, [m[index] for m in measured[short]], [m[index] for m in measured[long]], turns
@@ -88,6 +90,5 @@ async def main(turns: int, pairs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=510, help="turns of the long session")
-    parser.add_argument("--pairs", type=int, default=20, help="measured turns of each session")
     arguments = parser.parse_args()
-    anyio.run(main, arguments.turns, arguments.pairs, backend="asyncio")
+    anyio.run(main, arguments.turns, backend="asyncio")
