@@ -105,6 +105,8 @@ async def bare_turns(root: Path, turns: int) -> int:
 
 
 async def main(turns: int) -> None:
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        sys.exit("bench/instructions.py needs valgrind (apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="dsh-instructions-") as tmp:
         root = Path(tmp)
         ours = await server_turns(root, turns) / turns
@@ -117,7 +119,4 @@ async def main(turns: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=5, help="counted warm turns")
-    arguments = parser.parse_args()
-    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
-        sys.exit("bench/instructions.py needs valgrind (apt-get install valgrind)")
-    anyio.run(main, arguments.turns, backend="asyncio")
+    anyio.run(main, parser.parse_args().turns, backend="asyncio")
