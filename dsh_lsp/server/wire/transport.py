@@ -4,14 +4,15 @@ A ``Connection`` reads raw bytes (``b""`` at end of input) and writes whole fram
 ever raising: a write to a peer that went away marks the connection ``lost`` and is dropped,
 so a dead client can never fail an agent turn from inside an event listener.
 
-``open_stdio`` moves the protocol off file descriptor 1 first: it keeps a private duplicate
-of stdout for frames and points fd 1 (and ``sys.stdout``) at stderr, so a stray ``print``
-anywhere in the process lands in the log instead of corrupting the protocol stream. Pipes
-and sockets are read and written without blocking the event loop; a terminal is read when
-the loop sees it readable (no thread, so Ctrl-C and SIGTERM stop the process at once, and
-the terminal's flags are left alone); anything else (a file) falls back to a reader thread
-and blocking writes. ``open_tcp`` listens on
-``host:port`` and serves the first client that connects.
+``open_stdio`` moves the protocol off file descriptor 1 first: it keeps a private duplicate of
+stdout for frames and points fd 1 (and ``sys.stdout``) at stderr, so a stray ``print`` anywhere
+in the process lands in the log instead of corrupting the protocol stream. Pipes and sockets
+are read and written without blocking the event loop; a terminal is read when the loop sees it
+readable (no thread, so Ctrl-C and SIGTERM stop the process at once), through a descriptor of
+its own that the process keeps (``_terminal_reader``), so the mode the loop sets on it never
+reaches stdout, stderr or the user's shell; anything else (a file) falls back to a reader
+thread and blocking writes. ``open_tcp`` listens on ``host:port`` and serves the first client
+that connects.
 """
 
 from __future__ import annotations
@@ -162,10 +163,15 @@ async def open_stdio() -> StreamConnection:
 
         receive = receive_stream
     elif os.isatty(in_fd):
+        terminal = _terminal_reader(in_fd)
 
         async def receive_terminal() -> bytes:
-            await anyio.wait_readable(in_fd)
-            return os.read(in_fd, READ_SIZE)
+            while True:
+                await anyio.wait_readable(terminal)
+                try:
+                    return os.read(terminal, READ_SIZE)
+                except BlockingIOError:  # woken without input: wait again
+                    continue
 
         receive = receive_terminal
     else:
@@ -191,6 +197,18 @@ async def open_stdio() -> StreamConnection:
         os.close(out_fd)
 
     return StreamConnection(receive, write_blocking, close_blocking)
+
+
+def _terminal_reader(fd: int) -> int:
+    """A descriptor of its own for the terminal on ``fd`` (a fresh open of its device), to
+    wait on. Waiting for input makes uvloop (libuv) switch the descriptor to non-blocking
+    mode, and on ``fd`` itself that mode would be shared with stdout, stderr and the shell
+    the server was started from, and outlive the server: the shell's next read would fail.
+    Falls back to ``fd`` when the device cannot be opened. Never raises."""
+    try:
+        return os.open(os.ttyname(fd), os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return fd
 
 
 def _stream_write(writer: asyncio.StreamWriter) -> Callable[[bytes], None]:

@@ -3,9 +3,12 @@ pass in one write; closing writes what is queued; a failed write marks the conne
 
 from __future__ import annotations
 
+import os
+
 import anyio
 
-from dsh_lsp.server.wire.transport import StreamConnection
+from dsh_lsp.kernel import loop_options
+from dsh_lsp.server.wire.transport import StreamConnection, _terminal_reader
 
 
 class Peer:
@@ -60,3 +63,35 @@ async def test_a_failed_write_marks_the_connection_lost_and_drops_later_frames()
     connection.write(b"y")
     await anyio.lowlevel.checkpoint()
     assert peer.writes == []
+
+
+def _wait_for_input(terminal: int, reader: int) -> None:
+    """Type a line on ``terminal``'s pty and wait until ``reader`` sees it, on uvloop."""
+
+    async def wait() -> None:
+        await anyio.wait_readable(reader)
+
+    os.write(terminal, b"x\n")
+    anyio.run(wait, backend="asyncio", backend_options=loop_options())
+
+
+def test_waiting_for_terminal_input_leaves_the_terminal_in_blocking_mode() -> None:
+    terminal, stdin = os.openpty()
+    try:
+        # The premise: uvloop puts what it waits on in non-blocking mode. On stdin itself
+        # that mode is shared with stdout, stderr and the user's shell, and outlives us.
+        shared = os.dup(stdin)
+        _wait_for_input(terminal, shared)
+        assert not os.get_blocking(stdin)
+        os.close(shared)
+        os.set_blocking(stdin, True)
+        # The server waits on a descriptor of its own: the terminal stays as it was.
+        reader = _terminal_reader(stdin)
+        assert reader != stdin
+        _wait_for_input(terminal, reader)
+        assert os.get_blocking(stdin)
+        assert os.read(reader, 16) == b"x\n"
+        os.close(reader)
+    finally:
+        os.close(stdin)
+        os.close(terminal)
