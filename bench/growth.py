@@ -7,8 +7,9 @@ long, short, ...), so both are measured in the same minutes of the same process:
 shared host whose speed drifts over a run, a window of early turns against a window of late
 ones compares two moments as much as two session lengths. For each measured turn: the
 harness's share (prompt → answer minus the model's time as the proxy saw it) and the
-server's CPU (all threads, ``/proc``). Figures: the medians at 10 and at ``--turns`` prior
-turns and their ratio (target: at most 1.2x), also as first seen while the long session
+server's CPU (all threads, ``/proc``). Figures: the medians of the short session (10 to 29
+prior turns while it is measured) and of the long one (``--turns`` and 19 more) and their
+ratio (target: at most 1.2x), also as first seen while the long session
 grew (turns 11-20 against its last ten), and the server's RSS and peak RSS (``VmHWM``) after
 the last turn, next to an idle started server.
 

@@ -59,12 +59,13 @@ def callgrind(out: Path, command: tuple[str, ...], *, at_start: bool) -> tuple[s
 
 
 def total(out: Path) -> int:
-    """The instructions counted in the files callgrind wrote for ``out`` (one per dump)."""
+    """The instructions counted in the files callgrind wrote for ``out`` (one per dump, each
+    holding what was counted since the one before)."""
     counted = 0
     for part in out.parent.glob(out.name + "*"):
         for line in part.read_text(errors="replace").splitlines():
-            if line.startswith(("summary:", "totals:")):
-                counted = max(counted, int(line.split()[1]))
+            if line.startswith("totals:"):
+                counted += int(line.split()[1])
     return counted
 
 
