@@ -1,17 +1,16 @@
 """Benchmark: the cost of a turn as its session grows, and the server's memory at the end.
 
 One real ``python -m dsh_lsp`` (``bench/server.py``'s pygls client, scripted model server and
-timestamping proxy) grows one session to ``--turns`` turns of a 200-chunk answer, and a
-second session to 10. Then the two take turns, 20 times each, interleaved (short, long,
-long, short, ...), so both are measured in the same minutes of the same process: on a
-shared host whose speed drifts over a run, a window of early turns against a window of late
-ones compares two moments as much as two session lengths. For each measured turn: the
-harness's share (prompt → answer minus the model's time as the proxy saw it) and the
-server's CPU (all threads, ``/proc``). Figures: the medians of the short session (10 to 29
-prior turns while it is measured) and of the long one (``--turns`` and 19 more) and their
-ratio (target: at most 1.2x), also as first seen while the long session
-grew (turns 11-20 against its last ten), and the server's RSS and peak RSS (``VmHWM``) after
-the last turn, next to an idle started server.
+timestamping proxy) grows one session to ``--turns`` turns of a 200-chunk answer, and a second
+session to 10. Then the two take turns, 20 times each, interleaved (short, long, long, short,
+...), so both are measured in the same minutes of the same process: on a shared host whose
+speed drifts over a run, a window of early turns against a window of late ones compares two
+moments as much as two session lengths. For each measured turn: the harness's share (prompt →
+answer minus the model's time as the proxy saw it) and the server's CPU (all threads,
+``/proc``). Figures: the medians of the short session (10 to 29 prior turns while it is
+measured) and of the long one (``--turns`` and 19 more) and their ratio (target: at most 1.2x),
+also as first seen while the long session grew (turns 11-20 against its last ten), and the
+server's RSS and peak RSS (``VmHWM``) after the last turn, next to an idle started server.
 
     .venv/bin/python bench/growth.py [--turns 510]
 """
